@@ -1,0 +1,156 @@
+"""The `mslint` command: arguments, configuration, exit status.
+
+Exit status: 0 no findings, 1 findings, 2 usage, configuration or internal error.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import List, Optional
+
+from mslint import __version__
+from mslint import config as config_module
+from mslint import rule_pages
+from mslint.reporters import REPORTERS
+from mslint.rules import INTERNAL_ERROR, registry
+from mslint.runner import UsageError, discover, lint_paths
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line and exit 2, as for every other usage error
+        self.exit(EXIT_ERROR, f"mslint: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="mslint",
+        description="Find MindSpore graph-mode code that fails to compile, is frozen at compile time, "
+                    "or runs silently wrong.",
+    )
+    parser.add_argument("paths", nargs="*", metavar="PATH", help="files or directories (default: .)")
+    parser.add_argument("--format", choices=sorted(REPORTERS), default="text", help="output format (default: text)")
+    parser.add_argument("--select", metavar="CODES",
+                        help="only these rules: comma-separated codes, prefixes (MS1, MS10) or symbols")
+    parser.add_argument("--ignore", metavar="CODES", help="skip these rules (codes, prefixes or symbols)")
+    parser.add_argument("--config", metavar="FILE",
+                        help="pyproject.toml to read [tool.mslint] from (default: the nearest one with that table)")
+    parser.add_argument("--target-version", choices=config_module.SUPPORTED_TARGET_VERSIONS,
+                        help="MindSpore version the code runs on (default: from config, else "
+                             f"{config_module.DEFAULT_TARGET_VERSION})")
+    parser.add_argument("--graph-mode", choices=("auto", "always", "never"),
+                        help="whether a plain construct is compiled (default: auto)")
+    parser.add_argument("--syntax-level", choices=("lax", "strict"), help="jit_syntax_level to assume (default: lax)")
+    parser.add_argument("--list-rules", action="store_true", help="list every rule (with --format json: as JSON)")
+    parser.add_argument("--explain", metavar="CODE", help="print a rule's documentation page")
+    parser.add_argument("--jobs", "-j", type=int, default=0, metavar="N",
+                        help="worker processes (default: all cores)")
+    parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    parser.add_argument("--version", action="version", version=f"mslint {__version__}")
+    return parser
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    try:
+        return _main(argv)
+    except (UsageError, config_module.ConfigError) as error:
+        print(f"mslint: error: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        print("mslint: interrupted", file=sys.stderr)
+        return EXIT_ERROR
+    except BrokenPipeError:
+        return EXIT_ERROR
+    except Exception as error:  # noqa: BLE001 - never a traceback to the user
+        print(f"mslint: internal error: {type(error).__name__}: {error} (please report it)", file=sys.stderr)
+        return EXIT_ERROR
+
+
+def _main(argv: Optional[List[str]]) -> int:
+    args = build_parser().parse_args(argv)
+    if args.list_rules:
+        return _list_rules(args.format)
+    if args.explain:
+        return _explain(args.explain)
+    if args.format not in REPORTERS:
+        raise UsageError(f"--format {args.format} is not available")
+
+    paths = args.paths or ["."]
+    config = config_module.discover(_common_directory(paths), args.config)
+    overrides = {
+        "select": config_module.check_selectors(args.select, "--select", "--select") if args.select else None,
+        "ignore": (config.ignore + config_module.check_selectors(args.ignore, "--ignore", "--ignore"))
+        if args.ignore else None,
+        "target_version": args.target_version,
+        "graph_mode": args.graph_mode,
+        "syntax_level": args.syntax_level,
+    }
+    config = config.with_overrides(**overrides)
+    if args.jobs < 0:
+        raise UsageError("--jobs must be 0 (all cores) or a positive number")
+
+    files = discover(paths, config)
+    findings = lint_paths(files, config, jobs=args.jobs or os.cpu_count() or 1)
+    findings = [_display(f) for f in findings]
+    REPORTERS[args.format](findings, sys.stdout, {"files": len(files)})
+    sys.stdout.flush()
+
+    if any(f.rule is INTERNAL_ERROR for f in findings) and not args.exit_zero:
+        return EXIT_ERROR
+    if findings and not args.exit_zero:
+        return EXIT_FINDINGS
+    return EXIT_CLEAN
+
+
+def _display(finding):
+    """Paths as the user would type them: relative to the working directory when below it."""
+    path = finding.path
+    relative = os.path.relpath(path) if os.path.isabs(path) else path
+    if not relative.startswith(os.pardir):
+        path = relative
+    if path == finding.path:
+        return finding
+    from dataclasses import replace
+
+    return replace(finding, path=path)
+
+
+def _common_directory(paths: List[str]) -> str:
+    absolute = [os.path.abspath(p) for p in paths]
+    try:
+        common = os.path.commonpath(absolute)
+    except ValueError:
+        return os.getcwd()
+    return common if os.path.isdir(common) else os.path.dirname(common)
+
+
+def _list_rules(output_format: str) -> int:
+    rules = list(registry())
+    if output_format == "json":
+        json.dump([r.as_dict() for r in rules], sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return EXIT_CLEAN
+    width = max(len(r.symbol) for r in rules)
+    for rule in rules:
+        default = "on " if rule.default_enabled else "off"
+        print(f"{rule.code}  {rule.symbol:<{width}}  {rule.severity:<7}  {default}  {rule.summary}")
+    return EXIT_CLEAN
+
+
+def _explain(code: str) -> int:
+    rule = registry().get(code)
+    if rule is None:
+        raise UsageError(f"--explain: {code!r} is not a rule code or symbol (see mslint --list-rules)")
+    page = rule_pages.read_page(rule.code)
+    if page is None:
+        print(f"{rule.code} {rule.symbol} ({rule.severity})\n\n{rule.summary}\n\nFix: {rule.fix}\n\n{rule.url}")
+    else:
+        sys.stdout.write(page if page.endswith("\n") else page + "\n")
+    return EXIT_CLEAN
+
+
+if __name__ == "__main__":
+    sys.exit(main())

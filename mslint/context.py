@@ -1,0 +1,118 @@
+"""ModuleContext: the analysis of one module that every rule shares (computed once)."""
+from __future__ import annotations
+
+from typing import Dict, Iterator, List, Optional, Tuple, Type
+
+from astroid import nodes
+
+from mslint import lattice
+from mslint.classes import ClassIndex
+from mslint.config import Config
+from mslint.findings import Finding, finding_at
+from mslint.resolve import Resolver
+from mslint.rules import Rule
+from mslint.scope import GraphFunction, GraphScope, iter_body_nodes
+
+
+class ModuleContext:
+    """One module, its graph scope and constant lattice, and helpers rules use to report."""
+
+    def __init__(self, module: nodes.Module, path: str, config: Config):
+        self.module = module
+        self.path = path
+        self.config = config
+        self.resolver = Resolver()
+        self.classes = ClassIndex(self.resolver, config.extra_jit_decorators)
+        self.interpreter = lattice.Interpreter(self.resolver, self.class_facts, self._resolve_class)
+        self._facts: Dict[nodes.ClassDef, lattice.ClassFacts] = {}
+        self._scope: Optional[GraphScope] = None
+        self._nodes_cache: Optional[List[Tuple[nodes.NodeNG, GraphFunction]]] = None
+        self.memo: Dict[str, object] = {}  # shared results between rules of a family
+
+    # -- graph scope -------------------------------------------------------------------
+    @property
+    def scope(self) -> GraphScope:
+        if self._scope is None:
+            self._scope = GraphScope(self.module, self.resolver, self.classes, self.interpreter,
+                                     graph_mode=self.config.graph_mode,
+                                     strict=self.config.syntax_level == "strict")
+        return self._scope
+
+    def disable_scope(self) -> None:
+        """After the scope analysis failed: report no graph code rather than fail every rule."""
+        self._scope = GraphScope.empty(self.module, self.resolver, self.classes, self.interpreter)
+
+    def graph_functions(self) -> List[GraphFunction]:
+        return self.scope.local_functions()
+
+    def graph_nodes(self, *types: Type[nodes.NodeNG]) -> Iterator[Tuple[nodes.NodeNG, GraphFunction]]:
+        """(node, the graph function it is in) for every node of these types in graph scope.
+
+        A node reached in several ways (a helper called from two roots) is yielded once,
+        with the first (shortest) way it is reached."""
+        if self._nodes_cache is None:
+            seen = set()
+            ordered = []
+            for gf in self.graph_functions():
+                for node in iter_body_nodes(gf.node):
+                    if node not in seen:
+                        seen.add(node)
+                        ordered.append((node, gf))
+            self._nodes_cache = ordered
+        for node, gf in self._nodes_cache:
+            if not types or isinstance(node, types):
+                yield node, gf
+
+    def value(self, node, gf: GraphFunction) -> lattice.Value:
+        """The lattice value of an expression in graph function `gf`."""
+        if gf.values is None:
+            return lattice.UNKNOWN
+        return gf.values.value(node)
+
+    def qualname(self, node) -> Optional[str]:
+        return self.resolver.qualname(node)
+
+    def call_qualname(self, call: nodes.Call, gf: Optional[GraphFunction] = None) -> Optional[str]:
+        """The qualified name a call's function resolves to (through imports or local aliases)."""
+        qualname = self.resolver.qualname(call.func)
+        if qualname is None and gf is not None:
+            value = self.value(call.func, gf)
+            if value.has("callable") and value.cls:
+                qualname = value.cls
+        return qualname
+
+    # -- class facts -------------------------------------------------------------------
+    def class_facts(self, cls: Optional[nodes.ClassDef]) -> lattice.ClassFacts:
+        """Attributes the class hierarchy's non-graph methods (__init__ first) store on self."""
+        if cls is None:
+            return lattice.ClassFacts({})
+        if cls not in self._facts:
+            self._facts[cls] = lattice.ClassFacts({})  # recursion guard
+            values: Dict[str, lattice.Value] = {}
+            for klass in reversed(self.classes.mro(cls)):
+                methods = [m for m in klass.mymethods() if m.name not in ("construct", "bprop")
+                           and self.classes.jit_decorator(m) is None]
+                methods.sort(key=lambda m: (m.name != "__init__", m.lineno or 0))
+                for method in methods:
+                    params = {name: lattice.CONST for name in lattice.root_params(method, self.resolver)}
+                    state = self.interpreter.run(method, params, None)
+                    for key, value in state.env.items():
+                        if key.startswith("self."):
+                            name = key[5:]
+                            values[name] = value if name not in values else lattice.join(values[name], value)
+            self._facts[cls] = lattice.ClassFacts(values)
+        return self._facts[cls]
+
+    def _resolve_class(self, func_expr) -> Optional[nodes.ClassDef]:
+        definition = self.resolver.resolve_callable(func_expr)
+        return definition if isinstance(definition, nodes.ClassDef) else None
+
+    # -- reporting ---------------------------------------------------------------------
+    def finding(self, rule: Rule, node, message: str, gf: Optional[GraphFunction] = None) -> Finding:
+        """A finding at `node`; inside a helper the message says how graph code reaches it."""
+        reach: Tuple[str, ...] = ()
+        if gf is not None and gf.reach:
+            text = gf.reach_text(self.path)
+            message = f"{message} (in {gf.display}, {text})"
+            reach = tuple(f"{hop.caller} (line {hop.line})" for hop in gf.reach) + (gf.display,)
+        return finding_at(rule, node, message, self.path, reach)

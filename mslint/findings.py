@@ -1,0 +1,60 @@
+"""The Finding record: one problem at one place, as every reporter sees it."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional, Tuple
+
+from mslint.rules import Rule
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule: Rule
+    path: str
+    line: int  # 1-based
+    column: int  # 0-based (astroid's col_offset); reporters add 1 where the format is 1-based
+    end_line: Optional[int]
+    end_column: Optional[int]  # 0-based, exclusive
+    message: str
+    # how the code is reached from a graph root, outermost first: ("MySampler.construct (line 32)", ...)
+    reach: Tuple[str, ...] = field(default=())
+
+    @property
+    def code(self) -> str:
+        return self.rule.code
+
+    @property
+    def symbol(self) -> str:
+        return self.rule.symbol
+
+    def sort_key(self):
+        return (self.path, self.line, self.column, self.rule.code, self.message)
+
+    def as_dict(self) -> dict:
+        return {
+            "code": self.rule.code,
+            "symbol": self.rule.symbol,
+            "message": self.message,
+            "severity": self.rule.severity,
+            "path": self.path,
+            "line": self.line,
+            "column": self.column + 1,
+            "end_line": self.end_line,
+            "end_column": None if self.end_column is None else self.end_column + 1,
+            "fix": self.rule.fix or None,
+            "url": self.rule.url,
+        }
+
+
+def finding_at(rule: Rule, node, message: str, path: str, reach: Tuple[str, ...] = ()) -> Finding:
+    """A finding spanning an astroid node."""
+    return Finding(
+        rule=rule,
+        path=path,
+        line=node.lineno or 1,
+        column=node.col_offset or 0,
+        end_line=getattr(node, "end_lineno", None),
+        end_column=getattr(node, "end_col_offset", None),
+        message=message,
+        reach=reach,
+    )

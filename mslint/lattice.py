@@ -1,0 +1,583 @@
+"""CONST / VAR / UNKNOWN values over a function body.
+
+MindSpore's graph compiler folds what it knows at compile time (constants) and
+emits graph nodes for what it does not (variables: tensors passed in, Parameters,
+anything computed from them).  Rules ask this module "is this expression a compile-time
+constant?" and "is this a boolean tensor?".
+
+The interpreter is small and forward: statements in order, both branches of an `if`
+joined, loop bodies run twice; every evaluated expression's value is recorded so a rule
+can ask for it by node.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Tuple
+
+from astroid import nodes
+
+from mslint import mindspore_names as msn
+from mslint import resolve
+
+
+class Kind(IntEnum):
+    CONST = 0  # known at compile time
+    UNKNOWN = 1  # no evidence either way: rules stay quiet
+    VAR = 2  # a graph value: depends on inputs
+
+
+@dataclass(frozen=True)
+class Value:
+    kind: Kind
+    tags: FrozenSet[str] = frozenset()  # bool, tensor, ndarray, object, cell, parameter, callable, str
+    cls: Optional[str] = None  # qualified class name of an instance (user class, threading.Lock, ...)
+    elements: Optional[Tuple["Value", ...]] = None  # per element, for tuple displays
+    node: Optional[nodes.NodeNG] = field(default=None, compare=False, hash=False)  # project class, if any
+
+    @property
+    def is_const(self) -> bool:
+        return self.kind == Kind.CONST
+
+    @property
+    def is_var(self) -> bool:
+        return self.kind == Kind.VAR
+
+    def has(self, tag: str) -> bool:
+        return tag in self.tags
+
+    def with_tags(self, *tags: str) -> "Value":
+        return Value(self.kind, self.tags | frozenset(tags), self.cls, self.elements, self.node)
+
+
+CONST = Value(Kind.CONST)
+UNKNOWN = Value(Kind.UNKNOWN)
+VAR_TENSOR = Value(Kind.VAR, frozenset({"tensor"}))
+BOOL_TENSOR = Value(Kind.VAR, frozenset({"tensor", "bool"}))
+
+
+def join(*values: Value) -> Value:
+    """The least upper bound: VAR wins, then UNKNOWN; facts survive only if all agree."""
+    values = [v for v in values if v is not None]
+    if not values:
+        return UNKNOWN
+    first = values[0]
+    if len(values) == 1:
+        return first
+    kind = max(v.kind for v in values)
+    tags = frozenset.intersection(*(v.tags for v in values))
+    cls = first.cls if all(v.cls == first.cls for v in values) else None
+    node = first.node if cls is not None else None
+    elements = None
+    if all(v.elements is not None and len(v.elements) == len(first.elements) for v in values):
+        elements = tuple(join(*parts) for parts in zip(*(v.elements for v in values)))
+    return Value(kind, tags, cls, elements, node)
+
+
+def join_args(values: Iterable[Value]) -> Kind:
+    values = list(values)
+    return max((v.kind for v in values), default=Kind.CONST)
+
+
+# Attributes of any tensor or array that are static in graph mode.
+_STATIC_ATTRIBUTES = frozenset({"shape", "ndim", "size", "dtype", "itemsize", "nbytes", "training", "phase"})
+_STATIC_METHODS = frozenset({"dim", "ndimension", "numel", "nelement", "dtype", "is_floating_point"})
+_BOOL_METHODS = frozenset({
+    "isnan", "isinf", "isfinite", "isneginf", "isposinf", "logical_and", "logical_or", "logical_not",
+    "logical_xor", "eq", "ne", "gt", "lt", "ge", "le", "greater", "less", "greater_equal", "less_equal",
+    "equal", "not_equal", "isclose", "bool", "has_nan", "signbit",
+})
+_STATIC_OPS = frozenset({"shape", "rank", "dtype", "size", "dyn_shape_static", "get_shape"})
+_RANDOM_OPS = frozenset({
+    "uniform", "standard_normal", "normal", "randint", "rand", "randn", "rand_like", "randn_like", "randint_like",
+    "shuffle", "multinomial", "random_categorical", "gamma", "poisson", "standard_laplace", "dropout", "bernoulli",
+    "random_gamma", "log_uniform_candidate_sampler", "choice_with_mask", "randperm",
+})
+_BOOL_DTYPES = frozenset({"mindspore.bool_", "mindspore.bool", "mindspore.common.dtype.bool_", "numpy.bool_"})
+_CONST_BUILTINS = frozenset({"len", "isinstance", "issubclass", "range", "type", "hasattr", "getattr", "callable", "id"})
+
+
+class ClassFacts:
+    """What a class's non-graph methods (`__init__` first) store on `self`."""
+
+    def __init__(self, values: Dict[str, Value]):
+        self.values = values
+
+    def get(self, name: str) -> Optional[Value]:
+        return self.values.get(name)
+
+
+class FunctionValues:
+    """The values of every expression in one function body, for one calling context."""
+
+    def __init__(self, interpreter: "Interpreter", function, params: Dict[str, Value]):
+        self.function = function
+        self.values: Dict[nodes.NodeNG, Value] = {}
+        self.interpreter = interpreter
+        self.env: Dict[str, Value] = dict(params)
+
+    def value(self, node) -> Value:
+        found = self.values.get(node)
+        if found is not None:
+            return found
+        return self.interpreter.evaluate_isolated(node, self)
+
+
+class Interpreter:
+    """Evaluates function bodies over the CONST/VAR/UNKNOWN lattice."""
+
+    def __init__(self, resolver: resolve.Resolver, class_facts: Callable[[Optional[nodes.ClassDef]], ClassFacts],
+                 resolve_class: Callable[[nodes.NodeNG], Optional[nodes.ClassDef]]):
+        self.resolver = resolver
+        self.class_facts = class_facts
+        self.resolve_class = resolve_class  # a call's function expression -> project ClassDef
+        self._module_constants: Dict[Tuple[int, str], Value] = {}
+
+    # -- entry points ------------------------------------------------------------------
+    def run(self, function, params: Dict[str, Value], self_class: Optional[nodes.ClassDef]) -> FunctionValues:
+        state = FunctionValues(self, function, params)
+        state.self_facts = self.class_facts(self_class)
+        if isinstance(function, nodes.Lambda):
+            self._eval(function.body, state)
+        else:
+            self._block(function.body, state)
+        return state
+
+    def evaluate_isolated(self, node, state: FunctionValues) -> Value:
+        """A node the main pass did not reach (e.g. a default value): evaluate it now."""
+        try:
+            return self._eval(node, state)
+        except RecursionError:
+            return UNKNOWN
+
+    # -- statements --------------------------------------------------------------------
+    def _block(self, body, state: FunctionValues) -> None:
+        for statement in body:
+            self._statement(statement, state)
+
+    def _statement(self, node, state: FunctionValues) -> None:
+        if isinstance(node, nodes.Assign):
+            value = self._eval(node.value, state)
+            for target in node.targets:
+                self._assign(target, value, state)
+        elif isinstance(node, nodes.AugAssign):
+            value = self._eval(node.value, state)
+            old = self._eval(node.target, state)
+            self._assign(node.target, join(old, value) if not old.is_var else old, state)
+        elif isinstance(node, nodes.AnnAssign):
+            if node.value is not None:
+                self._assign(node.target, self._eval(node.value, state), state)
+        elif isinstance(node, nodes.If):
+            self._eval(node.test, state)
+            self._branches(state, node.body, node.orelse)
+        elif isinstance(node, (nodes.For, nodes.AsyncFor)):
+            element = self._iteration_value(self._eval(node.iter, state))
+            before = dict(state.env)
+            for _ in range(2):
+                self._assign(node.target, element, state)
+                self._block(node.body, state)
+                state.env = _join_envs(before, state.env)
+            self._block(node.orelse, state)
+        elif isinstance(node, nodes.While):
+            before = dict(state.env)
+            for _ in range(2):
+                self._eval(node.test, state)
+                self._block(node.body, state)
+                state.env = _join_envs(before, state.env)
+            self._block(node.orelse, state)
+        elif isinstance(node, (nodes.With, nodes.AsyncWith)):
+            for item, alias in node.items:
+                value = self._eval(item, state)
+                if alias is not None:
+                    self._assign(alias, value, state)
+            self._block(node.body, state)
+        elif isinstance(node, nodes.Try):
+            self._block(node.body, state)
+            for handler in node.handlers:
+                self._block(handler.body, state)
+            self._block(node.orelse, state)
+            self._block(node.finalbody, state)
+        elif isinstance(node, (nodes.FunctionDef, nodes.AsyncFunctionDef)):
+            # a nested function is compiled with its parent; its parameters are graph values
+            inner = FunctionValues(self, node, {**state.env, **_default_params(node, VAR_TENSOR)})
+            inner.self_facts = state.self_facts
+            inner.values = state.values
+            self._block(node.body, inner)
+            state.env[node.name] = Value(Kind.CONST, frozenset({"callable"}))
+        elif isinstance(node, nodes.Expr):
+            self._eval(node.value, state)
+        elif isinstance(node, nodes.Return):
+            if node.value is not None:
+                self._eval(node.value, state)
+        elif isinstance(node, (nodes.Raise, nodes.Assert)):
+            for child in node.get_children():
+                self._eval(child, state)
+        elif hasattr(nodes, "Match") and isinstance(node, nodes.Match):
+            self._eval(node.subject, state)
+            for case in node.cases:
+                self._block(case.body, state)
+        elif isinstance(node, nodes.Delete):
+            for target in node.targets:
+                if isinstance(target, nodes.Name):
+                    state.env.pop(target.name, None)
+
+    def _branches(self, state: FunctionValues, *bodies) -> None:
+        start = state.env
+        results = []
+        for body in bodies:
+            state.env = dict(start)
+            self._block(body, state)
+            results.append(state.env)
+        state.env = _join_envs(*results)
+
+    def _assign(self, target, value: Value, state: FunctionValues) -> None:
+        if isinstance(target, nodes.AssignName):
+            state.env[target.name] = value
+        elif isinstance(target, (nodes.Tuple, nodes.List)):
+            elements = value.elements
+            for index, element in enumerate(target.elts):
+                if isinstance(element, nodes.Starred):
+                    self._assign(element.value, Value(value.kind, value.tags - {"bool"}), state)
+                elif elements is not None and len(elements) == len(target.elts):
+                    self._assign(element, elements[index], state)
+                else:
+                    self._assign(element, Value(value.kind, value.tags - {"bool"}, None, None), state)
+        elif isinstance(target, nodes.AssignAttr):
+            if isinstance(target.expr, nodes.Name) and target.expr.name == "self":
+                state.env[f"self.{target.attrname}"] = value
+            else:
+                self._eval(target.expr, state)
+        elif isinstance(target, nodes.Subscript):
+            self._eval(target.value, state)
+            self._eval(target.slice, state)
+            state.values[target] = UNKNOWN
+        elif isinstance(target, nodes.Starred):
+            self._assign(target.value, value, state)
+
+    # -- expressions -------------------------------------------------------------------
+    def _eval(self, node, state: FunctionValues) -> Value:
+        value = self._compute(node, state)
+        state.values[node] = value
+        return value
+
+    def _compute(self, node, state: FunctionValues) -> Value:
+        if isinstance(node, nodes.Const):
+            return Value(Kind.CONST, frozenset({"str"}) if isinstance(node.value, str) else frozenset())
+        if isinstance(node, nodes.Name):
+            return self._name(node, state)
+        if isinstance(node, nodes.Attribute):
+            return self._attribute(node, state)
+        if isinstance(node, nodes.Call):
+            return self._call(node, state)
+        if isinstance(node, nodes.Subscript):
+            return self._subscript(node, state)
+        if isinstance(node, nodes.Compare):
+            operands = [self._eval(node.left, state)] + [self._eval(right, state) for _, right in node.ops]
+            kind = join_args(operands)
+            if kind == Kind.VAR and any(v.is_var and not v.has("str") for v in operands):
+                return BOOL_TENSOR
+            return Value(kind, frozenset({"bool"}) if kind == Kind.VAR else frozenset())
+        if isinstance(node, nodes.BinOp):
+            left, right = self._eval(node.left, state), self._eval(node.right, state)
+            result = join(left, right)
+            if left.has("ndarray") or right.has("ndarray"):
+                result = result.with_tags("ndarray") if not (left.has("tensor") or right.has("tensor")) else result
+            return result
+        if isinstance(node, nodes.BoolOp):
+            return join(*(self._eval(v, state) for v in node.values))
+        if isinstance(node, nodes.UnaryOp):
+            operand = self._eval(node.operand, state)
+            if node.op == "not":
+                return Value(operand.kind, frozenset({"bool"}) if operand.is_var else frozenset())
+            return Value(operand.kind, operand.tags, None, None)
+        if isinstance(node, (nodes.Tuple, nodes.List)):
+            elements = tuple(self._eval(e, state) for e in node.elts)
+            return Value(Kind(join_args(elements)), frozenset(), None, elements if isinstance(node, nodes.Tuple) else None)
+        if isinstance(node, nodes.Set):
+            return Value(Kind(join_args(self._eval(e, state) for e in node.elts)))
+        if isinstance(node, nodes.Dict):
+            values = [self._eval(v, state) for _, v in node.items] + [self._eval(k, state) for k, _ in node.items]
+            return Value(Kind(join_args(values)))
+        if isinstance(node, nodes.IfExp):
+            self._eval(node.test, state)
+            return join(self._eval(node.body, state), self._eval(node.orelse, state))
+        if isinstance(node, nodes.JoinedStr):
+            parts = [self._eval(v, state) for v in node.values]
+            return Value(Kind(join_args(parts)), frozenset({"str"}))
+        if isinstance(node, nodes.FormattedValue):
+            return self._eval(node.value, state)
+        if isinstance(node, nodes.Starred):
+            return self._eval(node.value, state)
+        if isinstance(node, nodes.NamedExpr):
+            value = self._eval(node.value, state)
+            self._assign(node.target, value, state)
+            return value
+        if isinstance(node, nodes.Lambda):
+            inner = FunctionValues(self, node, {**state.env, **_default_params(node, VAR_TENSOR)})
+            inner.self_facts = state.self_facts
+            inner.values = state.values
+            self._eval(node.body, inner)
+            return Value(Kind.CONST, frozenset({"callable"}))
+        if isinstance(node, (nodes.ListComp, nodes.SetComp, nodes.GeneratorExp, nodes.DictComp)):
+            return self._comprehension(node, state)
+        if isinstance(node, nodes.Slice):
+            parts = [self._eval(p, state) for p in (node.lower, node.upper, node.step) if p is not None]
+            return Value(Kind(join_args(parts)))
+        if isinstance(node, (nodes.Await, nodes.Yield, nodes.YieldFrom)):
+            if getattr(node, "value", None) is not None:
+                self._eval(node.value, state)
+            return UNKNOWN
+        for child in node.get_children():
+            self._eval(child, state)
+        return UNKNOWN
+
+    def _comprehension(self, node, state: FunctionValues) -> Value:
+        saved = dict(state.env)
+        kinds = []
+        for generator in node.generators:
+            iterable = self._eval(generator.iter, state)
+            kinds.append(iterable)
+            self._assign(generator.target, self._iteration_value(iterable), state)
+            for condition in generator.ifs:
+                self._eval(condition, state)
+        if isinstance(node, nodes.DictComp):
+            kinds += [self._eval(node.key, state), self._eval(node.value, state)]
+        else:
+            kinds.append(self._eval(node.elt, state))
+        state.env = saved
+        return Value(Kind(join_args(kinds)))
+
+    @staticmethod
+    def _iteration_value(iterable: Value) -> Value:
+        if iterable.elements:
+            return join(*iterable.elements)
+        if iterable.has("cell_list"):
+            return Value(Kind.CONST, frozenset({"cell"}))
+        return Value(iterable.kind, iterable.tags - {"bool", "cell_list"})
+
+    def _name(self, node: nodes.Name, state: FunctionValues) -> Value:
+        if node.name in state.env:
+            return state.env[node.name]
+        if node.name == "self":
+            return Value(Kind.CONST, frozenset({"self"}))
+        qualname = self.resolver.qualname(node)
+        if qualname is not None:
+            return self._qualified_constant(qualname, node)
+        return self._module_constant(node)
+
+    def _qualified_constant(self, qualname: str, node) -> Value:
+        if qualname in msn.TENSOR_CLASSES or qualname in msn.PARAMETER_CLASSES:
+            return Value(Kind.CONST, frozenset({"callable", "class"}), qualname)
+        return Value(Kind.CONST, frozenset({"callable"}), qualname)
+
+    def _module_constant(self, node: nodes.Name) -> Value:
+        """A name bound at module level to a literal-ish expression is a compile-time constant."""
+        try:
+            scope, assigns = node.lookup(node.name)
+        except Exception:
+            return UNKNOWN
+        if not assigns or not isinstance(scope, nodes.Module):
+            return UNKNOWN
+        key = (id(scope), node.name)
+        if key not in self._module_constants:
+            self._module_constants[key] = UNKNOWN  # recursion guard
+            kinds = []
+            for assign in assigns:
+                parent = assign.parent
+                if isinstance(assign, nodes.AssignName) and isinstance(parent, (nodes.Assign, nodes.AnnAssign)):
+                    value = parent.value
+                    literal = value is not None and all(
+                        isinstance(n, (nodes.Const, nodes.Tuple, nodes.List, nodes.Dict, nodes.BinOp, nodes.UnaryOp,
+                                       nodes.Name, nodes.Attribute, nodes.Set))
+                        for n in value.nodes_of_class(nodes.NodeNG))
+                    kinds.append(Kind.CONST if literal else Kind.UNKNOWN)
+                else:
+                    kinds.append(Kind.UNKNOWN)
+            self._module_constants[key] = Value(Kind(max(kinds, default=Kind.UNKNOWN)))
+        return self._module_constants[key]
+
+    def _attribute(self, node: nodes.Attribute, state: FunctionValues) -> Value:
+        if isinstance(node.expr, nodes.Name) and node.expr.name == "self" and "self" not in state.env:
+            key = f"self.{node.attrname}"
+            if key in state.env:
+                return state.env[key]
+            facts = getattr(state, "self_facts", None)
+            known = facts.get(node.attrname) if facts else None
+            if known is not None:
+                return known
+            state.values[node.expr] = Value(Kind.CONST, frozenset({"self"}))
+            return UNKNOWN
+        base = self._eval(node.expr, state)
+        if base.has("callable") and base.cls:
+            return self._qualified_constant(f"{base.cls}.{node.attrname}", node)
+        if node.attrname in _STATIC_ATTRIBUTES:
+            return CONST
+        if node.attrname == "T" or node.attrname == "mT":
+            return base
+        if base.is_var:
+            return Value(Kind.VAR, base.tags & {"tensor", "ndarray"})
+        return Value(base.kind)
+
+    def _subscript(self, node: nodes.Subscript, state: FunctionValues) -> Value:
+        base = self._eval(node.value, state)
+        index = self._eval(node.slice, state)
+        if base.elements is not None and isinstance(node.slice, nodes.Const) and isinstance(node.slice.value, int):
+            try:
+                return base.elements[node.slice.value]
+            except IndexError:
+                return UNKNOWN
+        if base.is_const and index.is_const:
+            return CONST if not base.has("ndarray") else base
+        kind = Kind(max(base.kind, index.kind))
+        return Value(kind, base.tags & {"tensor", "ndarray", "bool"})
+
+    # -- calls -------------------------------------------------------------------------
+    def _call(self, node: nodes.Call, state: FunctionValues) -> Value:
+        func_value = self._eval(node.func, state)
+        args = [self._eval(a, state) for a in node.args]
+        kwargs = {k.arg: self._eval(k.value, state) for k in node.keywords or ()}
+        arg_kind = join_args(list(args) + list(kwargs.values()))
+        qualname = func_value.cls if func_value.has("callable") else None
+
+        if qualname is not None:
+            return self._qualified_call(qualname, node, args, kwargs, arg_kind)
+        if func_value.has("cell") or func_value.has("primitive"):
+            return Value(Kind.VAR if arg_kind == Kind.VAR else Kind.CONST, frozenset({"tensor"}))
+        if isinstance(node.func, nodes.Attribute):
+            receiver = state.values.get(node.func.expr, UNKNOWN)
+            return self._method_call(node.func.attrname, receiver, node, args, kwargs, arg_kind)
+        project_class = self.resolve_class(node.func)
+        if project_class is not None:
+            return Value(Kind(arg_kind), frozenset({"object"}), project_class.qname(), None, project_class)
+        return Value(Kind.VAR, frozenset()) if arg_kind == Kind.VAR else UNKNOWN
+
+    def _qualified_call(self, qualname: str, node, args, kwargs, arg_kind: Kind) -> Value:
+        kind = self.resolver.kind(qualname, node.root().file)
+        last = qualname.rsplit(".", 1)[-1]
+        if kind == resolve.BUILTIN:
+            if last in _CONST_BUILTINS:
+                return CONST
+            if last in ("int", "float", "bool", "round", "abs", "min", "max", "sum", "pow", "divmod"):
+                return Value(Kind(arg_kind), frozenset({"scalar"}) if arg_kind == Kind.VAR else frozenset())
+            if last in ("tuple", "list", "zip", "enumerate", "reversed", "sorted", "map", "filter"):
+                return Value(Kind(arg_kind), frozenset())
+            return Value(Kind(arg_kind))
+        if kind == resolve.MINDSPORE:
+            return self._mindspore_call(qualname, last, node, args, kwargs, arg_kind)
+        if kind in (resolve.STDLIB, resolve.THIRD_PARTY):
+            tags = frozenset({"ndarray"}) if qualname.startswith("numpy.") else frozenset()
+            return Value(Kind(arg_kind) if arg_kind != Kind.UNKNOWN else Kind.UNKNOWN, tags, qualname)
+        if kind == resolve.PROJECT:
+            definition = self.resolver.definition(qualname, node.root().file)
+            if isinstance(definition, nodes.ClassDef):
+                return Value(Kind(arg_kind), frozenset({"object"}), qualname, None, definition)
+            return Value(Kind.VAR) if arg_kind == Kind.VAR else UNKNOWN
+        return Value(Kind.VAR) if arg_kind == Kind.VAR else UNKNOWN
+
+    def _mindspore_call(self, qualname, last, node, args, kwargs, arg_kind: Kind) -> Value:
+        if qualname in msn.MUTABLE:
+            return Value(Kind.VAR, frozenset({"mutable"}))
+        if qualname in msn.PARAMETER_CLASSES:
+            return Value(Kind.VAR, frozenset({"tensor", "parameter"}))
+        if qualname in msn.TENSOR_CLASSES:
+            return Value(Kind(arg_kind), frozenset({"tensor"}))
+        if msn.is_cell_class_name(qualname):
+            tags = {"cell", "cell_list"} if last in ("CellList", "SequentialCell") else {"cell"}
+            return Value(Kind.CONST, frozenset(tags), qualname)
+        if last[:1].isupper():  # a primitive or other MindSpore object: calling it later runs the op
+            return Value(Kind.CONST, frozenset({"primitive"}), qualname)
+        if last in _STATIC_OPS:
+            return CONST
+        if last in _RANDOM_OPS:
+            return VAR_TENSOR
+        tags = {"tensor"}
+        if last in _BOOL_METHODS or (last == "cast" and len(node.args) > 1 and self._is_bool_dtype(node.args[1])):
+            tags.add("bool")
+        return Value(Kind(arg_kind), frozenset(tags))
+
+    def _method_call(self, name: str, receiver: Value, node, args, kwargs, arg_kind: Kind) -> Value:
+        if receiver.has("self"):
+            return Value(Kind.VAR) if arg_kind == Kind.VAR else UNKNOWN
+        if name in _STATIC_METHODS:
+            return CONST
+        if receiver.has("cell") or receiver.has("primitive"):
+            return Value(Kind.VAR if arg_kind == Kind.VAR else Kind.CONST, frozenset({"tensor"}))
+        if receiver.is_var or arg_kind == Kind.VAR:
+            tags = set(receiver.tags & {"tensor", "ndarray"}) or {"tensor"}
+            if name in _BOOL_METHODS:
+                tags.add("bool")
+            elif name in ("astype", "to", "cast") and node.args and self._is_bool_dtype(node.args[0]):
+                tags.add("bool")
+            elif name in ("item", "tolist", "asnumpy", "numpy"):
+                tags = {"scalar"} if name == "item" else {"ndarray"} if name in ("asnumpy", "numpy") else set()
+            elif receiver.has("bool") and name in ("squeeze", "unsqueeze", "expand_dims", "reshape", "view", "flatten",
+                                                      "copy", "clone", "transpose", "broadcast_to", "expand_as"):
+                tags.add("bool")
+            return Value(Kind.VAR, frozenset(tags))
+        if receiver.is_const:
+            return Value(Kind.CONST, receiver.tags & {"ndarray"})
+        return UNKNOWN
+
+    def _is_bool_dtype(self, node) -> bool:
+        if node is None or node is False or node == []:
+            return False
+        return self.resolver.qualname(node) in _BOOL_DTYPES
+
+
+def _join_envs(*envs: Dict[str, Value]) -> Dict[str, Value]:
+    keys = set().union(*envs)
+    result = {}
+    for key in keys:
+        present = [env[key] for env in envs if key in env]
+        result[key] = join(*present) if len(present) == len(envs) else join(UNKNOWN, *present)
+    return result
+
+
+def _default_params(function, default: Value) -> Dict[str, Value]:
+    args = function.args
+    names = [a.name for a in (args.posonlyargs or []) + (args.args or []) + (args.kwonlyargs or [])]
+    if args.vararg:
+        names.append(args.vararg)
+    if args.kwarg:
+        names.append(args.kwarg)
+    return {name: default for name in names if name not in ("self", "cls")}
+
+
+def root_params(function, resolver: resolve.Resolver) -> Dict[str, Value]:
+    """Values of a graph root's parameters: tensors unless annotated or defaulted as Python scalars."""
+    args = function.args
+    positional = list(args.posonlyargs or []) + list(args.args or [])
+    defaults = [None] * (len(positional) - len(args.defaults or [])) + list(args.defaults or [])
+    annotations = list(args.posonlyargs_annotations or []) + list(args.annotations or [])
+    annotations += [None] * (len(positional) - len(annotations))
+    params: Dict[str, Value] = {}
+    for arg, default, annotation in zip(positional, defaults, annotations):
+        if arg.name in ("self", "cls"):
+            continue
+        params[arg.name] = _param_value(default, annotation, resolver)
+    kw_defaults = list(args.kw_defaults or [])
+    kw_annotations = list(args.kwonlyargs_annotations or [])
+    for index, arg in enumerate(args.kwonlyargs or []):
+        default = kw_defaults[index] if index < len(kw_defaults) else None
+        annotation = kw_annotations[index] if index < len(kw_annotations) else None
+        params[arg.name] = _param_value(default, annotation, resolver)
+    if args.vararg:
+        params[args.vararg] = Value(Kind.VAR, frozenset({"tensor"}))
+    if args.kwarg:
+        params[args.kwarg] = Value(Kind.VAR)
+    return params
+
+
+_SCALAR_ANNOTATIONS = frozenset({"builtins.int", "builtins.float", "builtins.bool", "builtins.str"})
+
+
+def _param_value(default, annotation, resolver: resolve.Resolver) -> Value:
+    if annotation is not None:
+        qualname = resolver.qualname(annotation)
+        if qualname in _SCALAR_ANNOTATIONS:
+            return CONST
+        if qualname in msn.TENSOR_CLASSES or qualname in msn.PARAMETER_CLASSES:
+            return VAR_TENSOR
+    if isinstance(default, nodes.Const) and default.value is not None:
+        return CONST  # `training=False`, `k=3`: passed as Python scalars
+    return VAR_TENSOR

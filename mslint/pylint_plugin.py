@@ -1,0 +1,118 @@
+"""The pylint front-end: thin checkers that report what the shared engine finds.
+
+One checker per rule family (pylint wants each checker's ids in one band: E81xx, E82xx,
+...), all named `mslint`, so `--disable=all --enable=mslint` runs exactly mslint.  The
+analysis of a module is computed once and shared by every family's checker.
+"""
+from __future__ import annotations
+
+import os
+from typing import Dict, List, Optional, Tuple
+
+from pylint.checkers import BaseChecker
+from pylint.constants import WarningScope
+from pylint.interfaces import HIGH
+
+from mslint import config as config_module
+from mslint.context import ModuleContext
+from mslint.engine import check_module
+from mslint.findings import Finding
+from mslint.rules import BAD_CONFIGURATION, TOOL_RULES, Rule, registry
+from mslint.suppression import Suppressions
+
+CHECKER_NAME = "mslint"
+
+
+class _RunState:
+    """What the checkers of one pylint run share: configs by directory, the current module's findings."""
+
+    def __init__(self):
+        self.configs: Dict[str, config_module.Config] = {}
+        self.reported_config_errors: set = set()
+        self.module = None
+        self.findings: List[Finding] = []
+
+    def config_for(self, path: str) -> Tuple[config_module.Config, Optional[str]]:
+        directory = os.path.dirname(os.path.abspath(path))
+        if directory not in self.configs:
+            error = None
+            try:
+                found = config_module.discover(directory)
+            except config_module.ConfigError as problem:
+                found, error = config_module.Config(root=directory), str(problem)
+            self.configs[directory] = found
+            if error:
+                return found, error
+        return self.configs[directory], None
+
+
+_STATE = _RunState()
+
+
+def _source_text(module) -> str:
+    data = getattr(module, "file_bytes", None)
+    if data is None and module.file and os.path.isfile(module.file):
+        with open(module.file, "rb") as handle:
+            data = handle.read()
+    if isinstance(data, bytes):
+        return data.decode("utf-8", errors="replace")
+    return data or ""
+
+
+def _module_findings(linter, module) -> List[Finding]:
+    """Every mslint finding for the module pylint is visiting, computed once per module."""
+    if _STATE.module is module:
+        return _STATE.findings
+    path = module.file or module.name
+    config, error = _STATE.config_for(path)
+    enabled = config_module.enabled_rules(config, path)
+    for rule in registry():
+        if not linter.is_message_enabled(rule.pylint_id):
+            enabled[rule.code] = False
+    findings = check_module(ModuleContext(module, path, config), enabled)
+    if error and error not in _STATE.reported_config_errors:
+        _STATE.reported_config_errors.add(error)
+        findings.append(Finding(BAD_CONFIGURATION, path, 1, 0, None, None, error))
+    suppressions = Suppressions(_source_text(module), registry(), honour_pylint=False)
+    findings = [f for f in findings if not suppressions.is_suppressed(f.code, f.line)]
+    _STATE.module, _STATE.findings = module, sorted(findings, key=Finding.sort_key)
+    return _STATE.findings
+
+
+def _msgs(rules) -> dict:
+    # Every message is enabled as far as pylint knows: [tool.mslint] (select/ignore, defaults)
+    # decides which rules run, so both front-ends report the same findings; pylint's own
+    # --disable and pragmas still turn messages off.
+    return {
+        rule.pylint_id: ("%s", rule.symbol, f"{rule.summary} Fix: {rule.fix} ({rule.url})",
+                         {"scope": WarningScope.LINE})  # findings carry positions, not nodes
+        for rule in rules
+    }
+
+
+class _FamilyChecker(BaseChecker):
+    name = CHECKER_NAME
+    rules: Tuple[Rule, ...] = ()
+
+    def visit_module(self, node) -> None:
+        codes = {rule.code for rule in self.rules}
+        for finding in _module_findings(self.linter, node):
+            if finding.code in codes:
+                self.add_message(
+                    finding.rule.symbol, line=finding.line, col_offset=finding.column,
+                    end_lineno=finding.end_line, end_col_offset=finding.end_column,
+                    args=(finding.message,), confidence=HIGH,
+                )
+
+
+def checker_for_family(family) -> type:
+    """A pylint checker class reporting a family module's RULES."""
+    rules = tuple(family.RULES)
+    return type(f"Mslint{rules[0].family}Checker", (_FamilyChecker,), {"rules": rules, "msgs": _msgs(rules)})
+
+
+class ToolChecker(_FamilyChecker):
+    """MS0xx: internal errors, incomplete analyses, bad configuration."""
+
+    rules = TOOL_RULES
+    msgs = _msgs(TOOL_RULES)

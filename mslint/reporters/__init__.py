@@ -1,0 +1,13 @@
+"""Reporters: findings in, text out.  They see only findings (and the rule registry)."""
+from __future__ import annotations
+
+from typing import Callable, Dict, List, TextIO
+
+from mslint.findings import Finding
+from mslint.reporters import json_reporter, text
+
+Reporter = Callable[[List[Finding], TextIO, dict], None]
+REPORTERS: Dict[str, Reporter] = {
+    "text": text.report,
+    "json": json_reporter.report,
+}

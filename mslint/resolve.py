@@ -1,0 +1,242 @@
+"""Qualified names through imports, project-module lookup, and module classification.
+
+Everything here works from import statements and name lookup, never by importing
+the linted code and never by asking astroid to infer into MindSpore (which is
+usually not installed in a lint job, and is C++-backed where it is).
+"""
+from __future__ import annotations
+
+import os
+import sys
+from functools import lru_cache
+from typing import Dict, Iterator, List, Optional, Tuple
+
+import astroid
+from astroid import nodes
+
+from mslint import data
+
+# Module kinds, as MindSpore's JIT Fallback sees them.
+MINDSPORE = "mindspore"  # never third-party: mindspore.numpy, mindspore.scipy, ops, mint
+BUILTIN = "builtin"  # print, len, int: handled by the graph compiler itself
+STDLIB = "stdlib"  # interpreted by JIT Fallback (MindSpore calls these third-party)
+THIRD_PARTY = "third-party"  # whitelisted site-packages modules (numpy, scipy, ...)
+PROJECT = "project"  # the user's own modules: compiled
+UNKNOWN = "unknown"
+
+_STDLIB_NAMES = frozenset(getattr(sys, "stdlib_module_names", ())) | frozenset(sys.builtin_module_names)
+_PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
+_MAX_ALIAS_DEPTH = 8
+
+
+def module_name_for_file(path: str) -> str:
+    """Dotted module name of a file: its stem, prefixed by every enclosing package."""
+    path = os.path.abspath(path)
+    directory, filename = os.path.split(path)
+    stem = os.path.splitext(filename)[0]
+    parts = [] if stem == "__init__" else [stem]
+    while os.path.isfile(os.path.join(directory, "__init__.py")):
+        directory, package = os.path.split(directory)
+        if not package:
+            break
+        parts.insert(0, package)
+    return ".".join(parts) or stem
+
+
+@lru_cache(maxsize=4096)
+def _search_bases(directory: str) -> Tuple[str, ...]:
+    """Directories an import in `directory` may resolve against: the directory itself
+    (a script's sys.path[0]) and its parents up to the project root."""
+    bases = []
+    current = directory
+    for _ in range(8):
+        bases.append(current)
+        if any(os.path.exists(os.path.join(current, m)) for m in _PROJECT_MARKERS):
+            break
+        parent = os.path.dirname(current)
+        if parent == current:
+            break
+        current = parent
+    return tuple(bases)
+
+
+@lru_cache(maxsize=16384)
+def find_project_file(dotted: str, from_directory: str) -> Optional[str]:
+    """The source file of project module `dotted`, searched from a linted file's directory."""
+    top = dotted.split(".")[0]
+    if kind_of_top_level(top) in (MINDSPORE, STDLIB, THIRD_PARTY, BUILTIN):
+        return None
+    parts = dotted.split(".")
+    for base in _search_bases(from_directory):
+        candidate = os.path.join(base, *parts)
+        if os.path.isfile(candidate + ".py"):
+            return candidate + ".py"
+        init = os.path.join(candidate, "__init__.py")
+        if os.path.isfile(init):
+            return init
+    return None
+
+
+def kind_of_top_level(top: str) -> str:
+    if top == "mindspore":
+        return MINDSPORE
+    if top == "builtins":
+        return BUILTIN
+    if top in data.third_party_whitelist():
+        return THIRD_PARTY
+    if top in _STDLIB_NAMES:
+        return STDLIB
+    return UNKNOWN
+
+
+def load_module(path: str) -> Optional[nodes.Module]:
+    """An astroid module built from a project file's source (never imported)."""
+    try:
+        return astroid.MANAGER.ast_from_file(path, module_name_for_file(path), source=True)
+    except Exception:  # unreadable or unparsable: the file's own lint run reports it
+        return None
+
+
+class Resolver:
+    """Names to qualified names, and qualified names to project definitions."""
+
+    def __init__(self):
+        self._qualname_cache: Dict[int, Optional[str]] = {}
+
+    # -- names -----------------------------------------------------------------------
+    def qualname(self, node, _depth: int = 0) -> Optional[str]:
+        """'numpy.where' for `np.where` after `import numpy as np`; None if unknown."""
+        if _depth > _MAX_ALIAS_DEPTH:
+            return None
+        if isinstance(node, nodes.Name):
+            return self._name_qualname(node, node.name, _depth)
+        if isinstance(node, nodes.Attribute):
+            base = self.qualname(node.expr, _depth + 1)
+            return f"{base}.{node.attrname}" if base else None
+        return None
+
+    def _name_qualname(self, node, name: str, depth: int) -> Optional[str]:
+        try:
+            scope, assigns = node.lookup(name)
+        except Exception:
+            return None
+        if not assigns:
+            return None
+        if isinstance(scope, nodes.Module) and scope.name == "builtins":
+            return f"builtins.{name}"
+        assign = assigns[-1]
+        if isinstance(assign, (nodes.Import, nodes.ImportFrom)):
+            return imported_qualname(assign, name)
+        if isinstance(assign, (nodes.ClassDef, nodes.FunctionDef)):
+            return assign.qname()
+        if isinstance(assign, nodes.AssignName) and len(assigns) == 1:
+            # a module- or function-level alias: `P = ops.operations`, `Cell = nn.Cell`
+            parent = assign.parent
+            if isinstance(parent, nodes.Assign) and isinstance(parent.value, (nodes.Name, nodes.Attribute)):
+                if len(parent.targets) == 1 and isinstance(parent.targets[0], nodes.AssignName):
+                    return self.qualname(parent.value, depth + 1)
+        return None
+
+    # -- definitions -------------------------------------------------------------------
+    def definition(self, qualname: str, from_file: Optional[str], _depth: int = 0):
+        """The ClassDef/FunctionDef a project qualified name names, following re-exports."""
+        if not qualname or _depth > _MAX_ALIAS_DEPTH or not from_file:
+            return None
+        directory = os.path.dirname(os.path.abspath(from_file))
+        parts = qualname.split(".")
+        # the longest prefix that is a project module
+        for cut in range(len(parts) - 1, 0, -1):
+            path = find_project_file(".".join(parts[:cut]), directory)
+            if path is None:
+                continue
+            module = load_module(path)
+            if module is None:
+                return None
+            return self._member(module, parts[cut:], _depth)
+        return None
+
+    def _member(self, scope, names: List[str], depth: int):
+        current = scope
+        for name in names:
+            found = current.locals.get(name) if hasattr(current, "locals") else None
+            if not found:
+                return None
+            target = found[-1]
+            if isinstance(target, (nodes.Import, nodes.ImportFrom)):
+                qn = imported_qualname(target, name)
+                target = self.definition(qn, current.root().file, depth + 1) if qn else None
+                if target is None:
+                    return None
+            if isinstance(target, nodes.AssignName):
+                parent = target.parent
+                if isinstance(parent, nodes.Assign) and isinstance(parent.value, (nodes.Name, nodes.Attribute)):
+                    qn = self.qualname(parent.value, depth + 1)
+                    target = self.definition(qn, current.root().file, depth + 1) if qn else None
+                    if target is None:
+                        return None
+                else:
+                    return None
+            current = target
+        return current if isinstance(current, (nodes.ClassDef, nodes.FunctionDef)) else None
+
+    def resolve_callable(self, func_expr):
+        """The project FunctionDef/ClassDef a call's function expression names, if any."""
+        if isinstance(func_expr, nodes.Name):
+            try:
+                _, assigns = func_expr.lookup(func_expr.name)
+            except Exception:
+                return None
+            if assigns:
+                target = assigns[-1]
+                if isinstance(target, (nodes.FunctionDef, nodes.ClassDef)):
+                    return target
+                if isinstance(target, nodes.AssignName) and len(assigns) == 1:
+                    value = getattr(target.parent, "value", None)
+                    if isinstance(value, nodes.Lambda):
+                        return value
+        qn = self.qualname(func_expr)
+        if qn is None or self.kind(qn, func_expr.root().file) != PROJECT:
+            return None
+        return self.definition(qn, func_expr.root().file)
+
+    # -- classification ----------------------------------------------------------------
+    def kind(self, qualname: str, from_file: Optional[str] = None) -> str:
+        top = qualname.split(".")[0]
+        kind = kind_of_top_level(top)
+        if kind != UNKNOWN:
+            return kind
+        if from_file and find_project_file(top, os.path.dirname(os.path.abspath(from_file))):
+            return PROJECT
+        return UNKNOWN
+
+
+def imported_qualname(node, name: str) -> Optional[str]:
+    """The qualified name an import statement binds to `name`."""
+    if isinstance(node, nodes.Import):
+        for modname, asname in node.names:
+            if asname == name:
+                return modname
+            if asname is None and modname.split(".")[0] == name:
+                return name
+        return None
+    try:
+        real = node.real_name(name)
+    except Exception:
+        real = name
+    module = absolute_import_name(node)
+    return f"{module}.{real}" if module else None
+
+
+def absolute_import_name(node: nodes.ImportFrom) -> Optional[str]:
+    if not node.level:
+        return node.modname
+    try:
+        return node.root().relative_to_absolute_name(node.modname, node.level)
+    except Exception:
+        return None
+
+
+def iter_class_methods(cls: nodes.ClassDef, name: str) -> Iterator[nodes.FunctionDef]:
+    for item in cls.locals.get(name, ()):
+        if isinstance(item, nodes.FunctionDef):
+            yield item

@@ -1,0 +1,152 @@
+"""The Rule record and the one registry of every rule.
+
+Rule metadata lives next to each rule's check (in the family modules of
+``mslint.checkers``); this module only defines the record, the registry, and the
+tool's own MS0xx rules.  Both front-ends (pylint plugin and ``mslint``) read the
+same registry, so a rule has one code, one symbol and one message everywhere.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Callable, Dict, Iterable, List, Optional
+
+DOCS_BASE_URL = "https://github.com/mslint/mslint/blob/main/docs/rules/"
+
+SEVERITIES = ("error", "warning", "info")
+_PYLINT_LETTER = {"error": "E", "warning": "W", "info": "C"}
+_CODE_RE = re.compile(r"^MS(\d)(\d\d)$")
+_SYMBOL_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """Everything the front-ends need to know about one rule."""
+
+    code: str
+    symbol: str
+    severity: str
+    summary: str  # one line: what the rule finds
+    fix: str  # how to fix it, from MindSpore's documentation
+    default_enabled: bool = True
+    # the function that finds this rule's problems in a module context; None for MS0xx
+    check: Optional[Callable] = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self):
+        if not _CODE_RE.match(self.code):
+            raise ValueError(f"bad rule code {self.code!r}")
+        if not _SYMBOL_RE.match(self.symbol):
+            raise ValueError(f"bad rule symbol {self.symbol!r}")
+        if self.severity not in SEVERITIES:
+            raise ValueError(f"bad severity {self.severity!r} for {self.code}")
+
+    @property
+    def family(self) -> str:
+        return self.code[:3]
+
+    @property
+    def pylint_id(self) -> str:
+        """MSabc -> E8abc / W8abc / C8abc by severity."""
+        return f"{_PYLINT_LETTER[self.severity]}8{self.code[2:]}"
+
+    @property
+    def url(self) -> str:
+        return f"{DOCS_BASE_URL}{self.code}.md"
+
+    def as_dict(self) -> dict:
+        return {
+            "code": self.code,
+            "symbol": self.symbol,
+            "severity": self.severity,
+            "pylint_id": self.pylint_id,
+            "default_enabled": self.default_enabled,
+            "summary": self.summary,
+            "fix": self.fix,
+            "url": self.url,
+        }
+
+
+# The tool's own rules (family MS0): they describe a file, not the code in it.
+SYNTAX_ERROR = Rule(
+    "MS001", "file-unparsable", "error",
+    "The file cannot be parsed as Python; no other rule could check it.",
+    "Fix the syntax error (the message gives the parser's reason and position).",
+)
+FILE_UNREADABLE = Rule(
+    "MS002", "file-unreadable", "error",
+    "The file cannot be read or decoded; no other rule could check it.",
+    "Make the file readable and save it as UTF-8 (or declare its encoding with a coding cookie).",
+)
+INTERNAL_ERROR = Rule(
+    "MS003", "internal-error", "error",
+    "A rule failed with an internal error on this file; the other rules still ran.",
+    "Please report it with the file (or a reduced example); disable the named rule meanwhile.",
+)
+ANALYSIS_INCOMPLETE = Rule(
+    "MS004", "analysis-incomplete", "warning",
+    "The analysis of this file hit a limit (nesting depth or time) and is incomplete.",
+    "Split the file or simplify the construct the message names; findings may be missing.",
+)
+BAD_CONFIGURATION = Rule(
+    "MS005", "bad-configuration", "error",
+    "The [tool.mslint] configuration is invalid; pylint ran mslint with its defaults instead.",
+    "Fix the key the message names (`mslint` itself refuses to run with it and exits 2).",
+)
+TOOL_RULES = (SYNTAX_ERROR, FILE_UNREADABLE, INTERNAL_ERROR, ANALYSIS_INCOMPLETE, BAD_CONFIGURATION)
+
+
+class Registry:
+    """Every rule, by code and by symbol."""
+
+    def __init__(self, rules: Iterable[Rule]):
+        self._by_code: Dict[str, Rule] = {}
+        self._by_symbol: Dict[str, Rule] = {}
+        for rule in rules:
+            if rule.code in self._by_code:
+                raise ValueError(f"duplicate rule code {rule.code}")
+            if rule.symbol in self._by_symbol:
+                raise ValueError(f"duplicate rule symbol {rule.symbol}")
+            self._by_code[rule.code] = rule
+            self._by_symbol[rule.symbol] = rule
+
+    def __iter__(self):
+        return iter(sorted(self._by_code.values(), key=lambda r: r.code))
+
+    def __len__(self):
+        return len(self._by_code)
+
+    def get(self, code_or_symbol: str) -> Optional[Rule]:
+        key = code_or_symbol.strip()
+        return self._by_code.get(key.upper()) or self._by_symbol.get(key.lower())
+
+    def matching(self, selector: str) -> List[Rule]:
+        """Rules a selector names: a code prefix (MS1, MS10, MS101) or a symbol."""
+        sel = selector.strip()
+        rule = self._by_symbol.get(sel.lower())
+        if rule is not None:
+            return [rule]
+        sel = sel.upper()
+        return [r for r in self if r.code.startswith(sel)] if sel.startswith("MS") else []
+
+
+def implements(rule: Rule):
+    """Decorator: `fn(context)` is the check of `rule` (it yields the rule's findings)."""
+
+    def attach(check: Callable) -> Callable:
+        object.__setattr__(rule, "check", check)  # Rule is frozen for users, not for its own module
+        return check
+
+    return attach
+
+
+_REGISTRY: Optional[Registry] = None
+
+
+def registry() -> Registry:
+    """The registry of every rule (the tool's own and every checker family's)."""
+    global _REGISTRY
+    if _REGISTRY is None:
+        from mslint.checkers import all_family_rules  # the registration: the one import of checkers
+
+        _REGISTRY = Registry(list(TOOL_RULES) + list(all_family_rules()))
+    return _REGISTRY

@@ -1,0 +1,435 @@
+"""Graph scope: which function bodies MindSpore compiles, and how each is reached.
+
+Roots: `construct`/`bprop` of every nn.Cell subclass (in GRAPH_MODE), `@jit` functions and
+methods in any spelling, `@jit` on a Cell class, and the call form `jit(fn)` / `jit(net)`.
+The closure follows every call the analysis can resolve: methods through the class
+hierarchy (with `self` bound to the concrete class), module functions across the project,
+nested functions and lambdas, methods of plain objects stored on `self`, and functions
+handed to MindSpore higher-order ops.  It stops at MindSpore, the standard library,
+third-party packages, `@constexpr` helpers and `ops.Custom` Python functions.
+"""
+from __future__ import annotations
+
+import os
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Dict, Iterator, List, Optional, Tuple
+
+from astroid import nodes
+
+from mslint import lattice
+from mslint import mindspore_names as msn
+from mslint.classes import ClassIndex, keyword_value
+from mslint.resolve import Resolver
+
+MAX_GRAPH_FUNCTIONS = 5000  # a bound on the closure, so a huge call graph cannot hang the run
+MAX_EVALUATIONS = 3  # re-evaluations of one function when a new call site widens its parameters
+
+PYNATIVE = "pynative"
+GRAPH = "graph"
+
+
+@dataclass(frozen=True)
+class Hop:
+    """One call on the way from a root to a function: who called, and where."""
+
+    caller: str
+    line: int
+    path: str
+
+
+@dataclass
+class GraphFunction:
+    node: nodes.NodeNG  # FunctionDef or Lambda
+    self_class: Optional[nodes.ClassDef]
+    display: str
+    reach: Tuple[Hop, ...]
+    strict: bool
+    kind: str  # construct, bprop, jit, or called
+    values: Optional[lattice.FunctionValues] = field(default=None, repr=False)
+
+    @property
+    def is_root(self) -> bool:
+        return not self.reach
+
+    @property
+    def root_display(self) -> str:
+        return self.reach[0].caller if self.reach else self.display
+
+    def reach_text(self, from_path: str) -> str:
+        """'called from MySampler.construct (line 32)'; hops in other files name the file."""
+        if not self.reach:
+            return ""
+        parts = []
+        for hop in self.reach:
+            where = f"line {hop.line}"
+            if os.path.abspath(hop.path) != os.path.abspath(from_path):
+                where = f"{os.path.basename(hop.path)}, line {hop.line}"
+            parts.append(f"{hop.caller} ({where})")
+        return "called from " + " via ".join(parts)
+
+
+def function_display(function, self_class: Optional[nodes.ClassDef]) -> str:
+    if isinstance(function, nodes.Lambda):
+        return "<lambda>"
+    owner = function.parent if isinstance(function.parent, nodes.ClassDef) else None
+    if owner is not None:
+        return f"{owner.name}.{function.name}"
+    return function.name
+
+
+def program_mode(module: nodes.Module, resolver: Resolver) -> Optional[str]:
+    """PYNATIVE if the module only ever sets PYNATIVE_MODE, GRAPH if it sets GRAPH_MODE, else None."""
+    modes = set()
+    for call in module.nodes_of_class(nodes.Call):
+        func = call.func
+        name = func.attrname if isinstance(func, nodes.Attribute) else getattr(func, "name", None)
+        if name != "set_context":
+            continue
+        qualname = resolver.qualname(func)
+        if qualname is not None and not msn.is_mindspore(qualname):
+            continue
+        mode = keyword_value(call, "mode")
+        if mode is None:
+            continue
+        modes.add(_mode_of(mode, resolver))
+    if not modes:
+        return None
+    if modes == {PYNATIVE}:
+        return PYNATIVE
+    return GRAPH if GRAPH in modes else None
+
+
+def _mode_of(node, resolver: Resolver) -> Optional[str]:
+    if isinstance(node, nodes.Const):
+        return {0: GRAPH, 1: PYNATIVE}.get(node.value)
+    qualname = resolver.qualname(node) or ""
+    if qualname.endswith("PYNATIVE_MODE"):
+        return PYNATIVE
+    if qualname.endswith("GRAPH_MODE"):
+        return GRAPH
+    return "unknown"
+
+
+class GraphScope:
+    """The graph scope seen from one module: its roots and everything they reach."""
+
+    def __init__(self, module: nodes.Module, resolver: Resolver, classes: ClassIndex,
+                 interpreter: lattice.Interpreter, graph_mode: str = "auto", strict: bool = False,
+                 build: bool = True):
+        self.module = module
+        self.resolver = resolver
+        self.classes = classes
+        self.interpreter = interpreter
+        self.graph_mode = graph_mode
+        self.strict = strict
+        self.mode = program_mode(module, resolver)
+        self.functions: List[GraphFunction] = []
+        self.incomplete = False
+        self._by_key: Dict[tuple, GraphFunction] = {}
+        self._params: Dict[tuple, Dict[str, lattice.Value]] = {}
+        self._evaluations: Dict[tuple, int] = {}
+        if build:
+            self._build()
+
+    @classmethod
+    def empty(cls, module, resolver, classes, interpreter) -> "GraphScope":
+        return cls(module, resolver, classes, interpreter, graph_mode="never", build=False)
+
+    # -- public ------------------------------------------------------------------------
+    def local_functions(self) -> List[GraphFunction]:
+        """Graph functions whose code is in this module (the ones this file reports on)."""
+        return [gf for gf in self.functions if gf.node.root() is self.module]
+
+    def constructs_compiled(self) -> bool:
+        if self.graph_mode == "always":
+            return True
+        if self.graph_mode == "never":
+            return False
+        return self.mode != PYNATIVE
+
+    # -- roots -------------------------------------------------------------------------
+    def _roots(self) -> Iterator[GraphFunction]:
+        module = self.module
+        for cls in module.nodes_of_class(nodes.ClassDef):
+            if not self.classes.is_cell(cls):
+                continue
+            jit_decorator = self.classes.jit_decorator(cls)
+            if jit_decorator is None and self.classes.overrides_call_without_super(cls):
+                continue  # construct never reaches Cell.__call__, so it is never compiled
+            if jit_decorator is None and not self.constructs_compiled():
+                continue
+            strict = self.strict if jit_decorator is None else self._decorator_strict(jit_decorator)
+            for name in ("construct", "bprop"):
+                method = self.classes.lookup_method(cls, name)
+                if method is not None and not self.classes.is_constexpr(method):
+                    yield self._make(method, cls, name, (), strict)
+        for function in module.nodes_of_class(nodes.FunctionDef):
+            decorator = self.classes.jit_decorator(function)
+            if decorator is None or self._bytecode_only(decorator):
+                continue
+            owner = function.parent if isinstance(function.parent, nodes.ClassDef) else None
+            yield self._make(function, owner, "jit", (), self._decorator_strict(decorator))
+        for call in module.nodes_of_class(nodes.Call):
+            root = self._jit_call_root(call)
+            if root is not None:
+                yield root
+
+    def _jit_call_root(self, call: nodes.Call) -> Optional[GraphFunction]:
+        func = call.func
+        name = func.attrname if isinstance(func, nodes.Attribute) else getattr(func, "name", None)
+        if name not in ("jit", "ms_function") or self.resolver.qualname(func) not in self.classes.jit_decorators:
+            return None
+        target = keyword_value(call, "function", 0) or keyword_value(call, "fn")
+        if target is None:
+            return None  # `jit(fullgraph=True)` used as a decorator factory
+        strict = self._decorator_strict(call)
+        definition = self._callable_target(target)
+        if isinstance(definition, (nodes.FunctionDef, nodes.Lambda)):
+            owner = definition.parent if isinstance(definition.parent, nodes.ClassDef) else None
+            return self._make(definition, owner, "jit", (), strict)
+        cell_class = self._instance_class(target)
+        if cell_class is not None and self.classes.is_cell(cell_class):
+            construct = self.classes.lookup_method(cell_class, "construct")
+            if construct is not None:
+                return self._make(construct, cell_class, "jit", (), strict)
+        return None
+
+    def _callable_target(self, target):
+        if isinstance(target, nodes.Lambda):
+            return target
+        return self.resolver.resolve_callable(target) if isinstance(target, (nodes.Name, nodes.Attribute)) else None
+
+    def _instance_class(self, target) -> Optional[nodes.ClassDef]:
+        """The project class of `Net(...)` or of a name assigned once from `Net(...)`."""
+        if isinstance(target, nodes.Name):
+            try:
+                _, assigns = target.lookup(target.name)
+            except Exception:
+                return None
+            values = [a.parent.value for a in assigns
+                      if isinstance(a, nodes.AssignName) and isinstance(a.parent, nodes.Assign)]
+            target = values[-1] if values else None
+        if isinstance(target, nodes.Call):
+            definition = self.resolver.resolve_callable(target.func)
+            if isinstance(definition, nodes.ClassDef):
+                return definition
+            if isinstance(target.func, nodes.Attribute):  # Net(...).set_train() and similar chains
+                return self._instance_class(target.func.expr)
+        return None
+
+    def _decorator_strict(self, decorator) -> bool:
+        if isinstance(decorator, nodes.Call):
+            fullgraph = keyword_value(decorator, "fullgraph")
+            if isinstance(fullgraph, nodes.Const):
+                return bool(fullgraph.value)
+        return False  # @jit without fullgraph=True is LAX, whatever the context says
+
+    def _bytecode_only(self, decorator) -> bool:
+        """capture_mode="bytecode" runs unsupported code eagerly unless fullgraph=True."""
+        if not isinstance(decorator, nodes.Call):
+            return False
+        mode = keyword_value(decorator, "capture_mode")
+        return isinstance(mode, nodes.Const) and mode.value in ("bytecode", "trace") and not self._decorator_strict(decorator)
+
+    # -- closure -----------------------------------------------------------------------
+    def _make(self, function, self_class, kind, reach, strict) -> GraphFunction:
+        return GraphFunction(function, self_class, function_display(function, self_class), reach, strict, kind)
+
+    def _build(self) -> None:
+        queue = deque()
+        for root in self._roots():
+            key = (root.node, root.self_class)
+            if key in self._by_key:
+                continue
+            self._register(root, lattice.root_params(root.node, self.resolver) if not isinstance(root.node, nodes.Lambda) else {})
+            queue.append(key)
+        while queue:
+            key = queue.popleft()
+            gf = self._by_key[key]
+            self._evaluations[key] = self._evaluations.get(key, 0) + 1
+            gf.values = self.interpreter.run(gf.node, self._params.get(key, {}), gf.self_class)
+            for call, target, self_class, bound in self._callees(gf):
+                target_key = (target, self_class)
+                params = _bind_arguments(call, target, gf.values, bound)
+                if target_key not in self._by_key:
+                    if len(self._by_key) >= MAX_GRAPH_FUNCTIONS:
+                        self.incomplete = True
+                        continue
+                    hop = Hop(gf.display, call.lineno or 0, gf.node.root().file or "")
+                    callee = self._make(target, self_class, "called", gf.reach + (hop,), gf.strict)
+                    self._register(callee, params)
+                    queue.append(target_key)
+                else:
+                    old = self._params.get(target_key, {})
+                    merged = {name: lattice.join(old[name], value) if name in old else value
+                              for name, value in params.items()}
+                    merged.update({name: value for name, value in old.items() if name not in merged})
+                    if merged != old and self._evaluations.get(target_key, 0) < MAX_EVALUATIONS:
+                        self._params[target_key] = merged
+                        if target_key not in queue:
+                            queue.append(target_key)
+
+    def _register(self, gf: GraphFunction, params) -> None:
+        key = (gf.node, gf.self_class)
+        self._by_key[key] = gf
+        self._params[key] = params
+        self.functions.append(gf)
+
+    def _callees(self, gf: GraphFunction) -> Iterator[tuple]:
+        """(call, target function, self class, whether the first parameter is bound) per resolvable call."""
+        for call in _calls_in(gf.node):
+            for found in self._resolve_call(call, gf):
+                target = found[1]
+                if isinstance(target, nodes.FunctionDef) and (
+                        self.classes.is_constexpr(target) or msn.is_mindspore(target.root().name)):
+                    continue
+                yield found
+
+    def _resolve_call(self, call: nodes.Call, gf: GraphFunction) -> Iterator[tuple]:
+        func = call.func
+        values = gf.values
+        target = None
+        if isinstance(func, nodes.Attribute):
+            receiver = func.expr
+            if isinstance(receiver, nodes.Name) and receiver.name == "self" and gf.self_class is not None:
+                method = self.classes.lookup_method(gf.self_class, func.attrname)
+                if method is not None:
+                    yield (call, method, gf.self_class, not _is_static(method))
+                    target = method
+                else:
+                    yield from self._instance_call(call, values.value(func))
+            elif _is_super_call(receiver) and gf.self_class is not None:
+                method = self._super_method(gf, func.attrname)
+                if method is not None:
+                    yield (call, method, gf.self_class, True)
+                    target = method
+            else:
+                owner = values.value(receiver)
+                if isinstance(owner.node, nodes.ClassDef):
+                    method = self.classes.lookup_method(owner.node, func.attrname)
+                    if method is not None:
+                        yield (call, method, owner.node, not _is_static(method))
+                        target = method
+                if target is None:
+                    definition = self.resolver.resolve_callable(func)
+                    if isinstance(definition, nodes.FunctionDef):
+                        owner_class = definition.parent if isinstance(definition.parent, nodes.ClassDef) else None
+                        yield (call, definition, owner_class, False)
+                        target = definition
+        elif isinstance(func, nodes.Name):
+            definition = self.resolver.resolve_callable(func)
+            if isinstance(definition, (nodes.FunctionDef, nodes.Lambda)):
+                yield (call, definition, None, False)
+                target = definition
+            elif definition is None:
+                yield from self._instance_call(call, values.value(func))
+        elif isinstance(func, nodes.Lambda):
+            yield (call, func, gf.self_class, False)
+        # functions handed to MindSpore higher-order ops (vmap, grad, Map, partial) are compiled too
+        qualname = self.resolver.qualname(func)
+        if target is None and msn.is_mindspore(qualname) and not qualname.endswith("Custom"):
+            for argument in list(call.args) + [k.value for k in call.keywords or ()]:
+                passed = self._function_reference(argument, gf)
+                if passed is not None:
+                    yield (call, passed[0], passed[1], passed[2])
+
+    def _instance_call(self, call, value: lattice.Value) -> Iterator[tuple]:
+        """Calling an object: a Cell instance runs its construct, a plain object its __call__."""
+        klass = value.node
+        if not isinstance(klass, nodes.ClassDef):
+            return
+        name = "construct" if self.classes.is_cell(klass) else "__call__"
+        method = self.classes.lookup_method(klass, name)
+        if method is not None:
+            yield (call, method, klass, True)
+
+    def _function_reference(self, node, gf: GraphFunction):
+        if isinstance(node, nodes.Lambda):
+            return None  # lexically inside the caller: already analysed with it
+        if isinstance(node, nodes.Attribute) and isinstance(node.expr, nodes.Name) and node.expr.name == "self":
+            if gf.self_class is not None:
+                method = self.classes.lookup_method(gf.self_class, node.attrname)
+                if method is not None:
+                    return (method, gf.self_class, not _is_static(method))
+            return None
+        if isinstance(node, (nodes.Name, nodes.Attribute)):
+            definition = self.resolver.resolve_callable(node)
+            if isinstance(definition, nodes.FunctionDef) and not self.classes.is_constexpr(definition):
+                return (definition, None, False)
+        return None
+
+    def _super_method(self, gf: GraphFunction, name: str) -> Optional[nodes.FunctionDef]:
+        defining = gf.node.parent if isinstance(gf.node.parent, nodes.ClassDef) else None
+        mro = self.classes.mro(gf.self_class)
+        if defining in mro:
+            mro = mro[mro.index(defining) + 1:]
+        for klass in mro:
+            for item in klass.locals.get(name, ()):
+                if isinstance(item, nodes.FunctionDef):
+                    return item
+        return None
+
+
+def _is_static(function) -> bool:
+    return isinstance(function, nodes.FunctionDef) and "staticmethod" in _decorator_names(function)
+
+
+def _decorator_names(function) -> List[str]:
+    decorators = function.decorators.nodes if function.decorators else []
+    return [d.name if isinstance(d, nodes.Name) else getattr(d, "attrname", "") for d in decorators]
+
+
+def _is_super_call(node) -> bool:
+    return isinstance(node, nodes.Call) and isinstance(node.func, nodes.Name) and node.func.name == "super"
+
+
+def _calls_in(function) -> Iterator[nodes.Call]:
+    """Calls lexically inside a function, nested functions and lambdas included, classes excluded."""
+    stack = list(function.get_children())
+    while stack:
+        node = stack.pop()
+        if isinstance(node, nodes.ClassDef):
+            continue
+        if isinstance(node, nodes.Call):
+            yield node
+        stack.extend(node.get_children())
+
+
+def iter_body_nodes(function) -> Iterator[nodes.NodeNG]:
+    """Every node of a function body (and of nested functions/lambdas), in source order."""
+    if isinstance(function, nodes.Lambda):
+        roots = [function.body]
+    else:
+        roots = list(function.body)
+    stack = list(reversed(roots))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, nodes.ClassDef):
+            continue
+        yield node
+        children = list(node.get_children())
+        if isinstance(node, (nodes.FunctionDef, nodes.Lambda)):
+            children = [c for c in children if not isinstance(c, (nodes.Arguments, nodes.Decorators))]
+        stack.extend(reversed(children))
+
+
+def _bind_arguments(call: nodes.Call, target, values: lattice.FunctionValues, bound: bool) -> Dict[str, lattice.Value]:
+    """Values of the callee's parameters at this call site."""
+    args = target.args
+    positional = [a.name for a in (args.posonlyargs or []) + (args.args or [])]
+    if bound and positional:
+        positional = positional[1:]
+    params: Dict[str, lattice.Value] = {}
+    for name, argument in zip(positional, call.args):
+        if isinstance(argument, nodes.Starred):
+            break
+        params[name] = values.value(argument)
+    for keyword in call.keywords or ():
+        if keyword.arg is not None:
+            params[keyword.arg] = values.value(keyword.value)
+    # parameters the call does not pass keep their root-style default (tensor, or constant default)
+    if isinstance(target, nodes.FunctionDef):
+        for name, value in lattice.root_params(target, values.interpreter.resolver).items():
+            params.setdefault(name, value)
+    return params

@@ -1,0 +1,56 @@
+"""Shared test helpers: lint a source string the way `mslint` does."""
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+from typing import Dict, Iterable, List, Optional
+
+import pytest
+
+from mslint.config import Config
+from mslint.findings import Finding
+from mslint.rules import registry
+from mslint.runner import lint_file
+
+
+def default_and(*codes: str) -> tuple:
+    """Selectors for the default rule set plus some default-off rules."""
+    return tuple(r.code for r in registry() if r.default_enabled) + tuple(codes)
+
+
+class Project:
+    """A throw-away project directory: write modules, lint them."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        (root / "pyproject.toml").write_text("[project]\nname = 'example'\n")
+
+    def write(self, relative: str, source: str) -> Path:
+        path = self.root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(source).lstrip("\n"), encoding="utf-8")
+        return path
+
+    def lint(self, relative: str, select: Optional[Iterable[str]] = None, **settings) -> List[Finding]:
+        config = Config(root=str(self.root), select=tuple(select) if select is not None else None, **settings)
+        return lint_file(str(self.root / relative), config)
+
+    def lint_source(self, source: str, relative: str = "example.py", **kwargs) -> List[Finding]:
+        self.write(relative, source)
+        return self.lint(relative, **kwargs)
+
+
+@pytest.fixture
+def project(tmp_path) -> Project:
+    return Project(tmp_path)
+
+
+def codes_by_line(findings: Iterable[Finding]) -> Dict[int, List[str]]:
+    found: Dict[int, List[str]] = {}
+    for finding in findings:
+        found.setdefault(finding.line, []).append(finding.code)
+    return {line: sorted(codes) for line, codes in found.items()}
+
+
+def only(findings: Iterable[Finding], code: str) -> List[Finding]:
+    return [f for f in findings if f.code == code]
