@@ -22,6 +22,7 @@ class ModuleContext:
         self.path = path
         self.config = config
         self.resolver = Resolver()
+        self.resolver.register_module(module)
         self.classes = ClassIndex(self.resolver, config.extra_jit_decorators)
         self.interpreter = lattice.Interpreter(self.resolver, self.class_facts, self._resolve_class)
         self._facts: Dict[nodes.ClassDef, lattice.ClassFacts] = {}

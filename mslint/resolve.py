@@ -101,7 +101,21 @@ class Resolver:
     """Names to qualified names, and qualified names to project definitions."""
 
     def __init__(self):
-        self._qualname_cache: Dict[int, Optional[str]] = {}
+        self._modules: Dict[str, nodes.Module] = {}  # absolute path -> the module object to use
+
+    def register_module(self, module: nodes.Module) -> None:
+        """Use this very module object when resolution leads back to its file (the file being linted)."""
+        if module.file:
+            self._modules[os.path.abspath(module.file)] = module
+
+    def module_at(self, path: str) -> Optional[nodes.Module]:
+        key = os.path.abspath(path)
+        if key not in self._modules:
+            loaded = load_module(path)
+            if loaded is None:
+                return None
+            self._modules[key] = loaded
+        return self._modules[key]
 
     # -- names -----------------------------------------------------------------------
     def qualname(self, node, _depth: int = 0) -> Optional[str]:
@@ -149,7 +163,7 @@ class Resolver:
             path = find_project_file(".".join(parts[:cut]), directory)
             if path is None:
                 continue
-            module = load_module(path)
+            module = self.module_at(path)
             if module is None:
                 return None
             return self._member(module, parts[cut:], _depth)

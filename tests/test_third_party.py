@@ -1,0 +1,365 @@
+"""MS1xx: NumPy, SciPy, math, random and time in graph code."""
+from __future__ import annotations
+
+from conftest import codes_by_line, only
+
+SAMPLER = '''
+import numpy as np
+import mindspore as ms
+from mindspore import nn
+
+
+class MySampler(nn.Cell):
+    """The migration guide's sampler: construct calls a helper that uses NumPy."""
+
+    def __init__(self, num_sampler):
+        super().__init__()
+        self.num_sampler = num_sampler
+
+    def random_positive(self, pos_inds):
+        pos_inds = pos_inds.asnumpy()
+        pos_inds = np.where(pos_inds > 0)[0]
+        chosen = np.random.choice(pos_inds, size=self.num_sampler, replace=False)
+        return ms.Tensor(chosen)
+
+    def construct(self, gt_inds):
+        sampled = self.random_positive(gt_inds)
+        return sampled
+'''
+
+
+def test_sampler_findings_land_in_the_helper_and_name_construct(project):
+    findings = project.lint_source(SAMPLER)
+    assert codes_by_line(findings) == {14: ["MS101"], 15: ["MS102"], 16: ["MS104"]}
+    for finding in findings:
+        assert "random_positive" in finding.message
+        assert "called from MySampler.construct (line 20)" in finding.message
+        assert finding.reach == ("MySampler.construct (line 20)", "MySampler.random_positive")
+    assert "mindspore.ops.where" in only(findings, "MS102")[0].message
+
+
+def test_jit_function_is_graph_code(project):
+    findings = project.lint_source('''
+        import numpy as np
+        import mindspore as ms
+
+        @ms.jit
+        def step(x):
+            return ms.Tensor(np.exp(x))
+    ''')
+    assert codes_by_line(findings) == {6: ["MS102"]}
+
+
+def test_jit_call_form_makes_the_function_graph_code(project):
+    findings = project.lint_source('''
+        import numpy as np
+        from mindspore import jit, Tensor
+
+        def step(x):
+            return Tensor(np.exp(x))
+
+        fast_step = jit(step, fullgraph=True)
+    ''')
+    assert codes_by_line(findings) == {5: ["MS102"]}
+
+
+def test_construct_inherited_from_a_base_cell_in_another_module(project):
+    project.write("pkg/__init__.py", "")
+    project.write("pkg/base.py", '''
+        from mindspore import nn
+
+        class Base(nn.Cell):
+            def construct(self, x):
+                return self.transform(x)
+
+            def transform(self, x):
+                return x
+    ''')
+    project.write("pkg/model.py", '''
+        import numpy as np
+        from .base import Base
+
+        class Child(Base):
+            def transform(self, x):
+                return np.tanh(x)
+    ''')
+    findings = project.lint("pkg/model.py")
+    assert codes_by_line(findings) == {6: ["MS102"]}
+    assert "called from Base.construct (base.py, line 5)" in findings[0].message
+
+
+def test_numpy_imported_names_and_aliases_are_numpy(project):
+    findings = project.lint_source('''
+        import numpy as onp
+        from numpy import where
+        import scipy.special
+        from mindspore import nn
+
+        class Net(nn.Cell):
+            def construct(self, x):
+                a = where(x > 0)
+                b = onp.abs(x)
+                c = scipy.special.erf(x)
+                return a, b, c
+    ''')
+    assert codes_by_line(findings) == {8: ["MS102"], 9: ["MS102"], 10: ["MS102"]}
+    assert "'scipy.special.erf'" in only(findings, "MS102")[2].message
+
+
+def test_mindspore_numpy_under_any_spelling_is_not_numpy(project):
+    findings = project.lint_source('''
+        import mindspore.numpy as np
+        from mindspore import numpy
+        from mindspore import nn
+        import mindspore.scipy as sp
+
+        class Net(nn.Cell):
+            def construct(self, x):
+                y = numpy.roll(x, 1)
+                return np.where(x > 0, y, np.zeros_like(x))
+    ''')
+    assert findings == []
+
+
+def test_numpy_in_init_and_at_module_level_is_not_graph_code(project):
+    findings = project.lint_source('''
+        import numpy as np
+        import mindspore as ms
+        from mindspore import nn
+
+        TABLE = np.arange(10)
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.weight = ms.Tensor(np.random.randn(3), ms.float32)
+
+            def construct(self, x):
+                return x * self.weight
+    ''')
+    assert findings == []
+
+
+def test_numpy_dtypes_constants_and_print_are_never_flagged(project):
+    findings = project.lint_source('''
+        import numpy as np
+        import math
+        from mindspore import nn, ops
+
+        class Net(nn.Cell):
+            def construct(self, x):
+                print("x is", x)
+                y = ops.cast(x, np.float32) * np.pi + math.pi
+                return y / math.sqrt(x.shape[-1])
+    ''')
+    assert findings == []
+
+
+def test_construct_of_a_class_that_is_not_a_cell_is_not_graph_code(project):
+    findings = project.lint_source('''
+        import numpy as np
+
+        class Pipeline:
+            def construct(self, x):
+                return np.exp(x.asnumpy())
+    ''')
+    assert findings == []
+
+
+def test_module_that_only_sets_pynative_mode_is_not_compiled(project):
+    source = '''
+        import numpy as np
+        import mindspore as ms
+        from mindspore import nn
+
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+
+        class Net(nn.Cell):
+            def construct(self, x):
+                return ms.Tensor(np.exp(x.asnumpy()))
+    '''
+    assert project.lint_source(source) == []
+    assert codes_by_line(project.lint_source(source, graph_mode="always")) == {9: ["MS101", "MS102"]}
+
+
+def test_graph_mode_never_keeps_only_jit_code(project):
+    findings = project.lint_source('''
+        import numpy as np
+        import mindspore as ms
+        from mindspore import nn
+
+        class Net(nn.Cell):
+            def construct(self, x):
+                return np.exp(x)
+
+        @ms.jit
+        def step(x):
+            return np.exp(x)
+    ''', graph_mode="never")
+    assert codes_by_line(findings) == {11: ["MS102"]}
+
+
+def test_constexpr_helpers_are_not_graph_code(project):
+    findings = project.lint_source('''
+        import numpy as np
+        from mindspore import nn, ops
+
+        @ops.constexpr
+        def make_table(n):
+            return np.arange(n).sum()
+
+        class Net(nn.Cell):
+            def construct(self, x):
+                return x * make_table(x.shape[0])
+    ''')
+    assert findings == []
+
+
+def test_constant_call_is_info_and_allowed_calls_are_quiet(project):
+    source = '''
+        import math
+        import numpy as np
+        import mindspore as ms
+        from mindspore import nn
+
+        class Attention(nn.Cell):
+            def __init__(self, head_dim):
+                super().__init__()
+                self.head_dim = head_dim
+
+            def construct(self, q):
+                scale = 1.0 / math.sqrt(self.head_dim)
+                mask = ms.Tensor(np.ones((q.shape[0], q.shape[0])), ms.float32)
+                return q * scale * mask
+    '''
+    findings = project.lint_source(source)
+    assert codes_by_line(findings) == {13: ["MS103"]}
+    assert "once, at compile time" in findings[0].message
+    findings = project.lint_source(source, allowed_constant_calls=())
+    assert codes_by_line(findings) == {12: ["MS103"], 13: ["MS103"]}
+
+
+def test_math_on_a_tensor_reduction_is_a_call_on_a_tensor(project):
+    findings = project.lint_source('''
+        import math
+        from mindspore import nn
+
+        class Net(nn.Cell):
+            def construct(self, x):
+                return x / math.sqrt(x.sum())
+    ''')
+    assert codes_by_line(findings) == {6: ["MS102"]}
+
+
+def test_ndarray_attribute_combined_with_a_tensor(project):
+    findings = project.lint_source('''
+        import numpy as np
+        from mindspore import nn
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.table = np.arange(6.0).reshape(2, 3)
+
+            def construct(self, x):
+                return x + self.table
+    ''')
+    assert codes_by_line(findings) == {10: ["MS102"]}
+    assert "NumPy array is combined with a graph tensor" in findings[0].message
+
+
+def test_frozen_calls(project):
+    findings = project.lint_source('''
+        import random
+        import time
+        import numpy as np
+        from mindspore import nn, ops
+
+        class Noisy(nn.Cell):
+            def construct(self, x):
+                a = random.random()
+                b = np.random.randn(3)
+                c = time.time()
+                d = ops.standard_normal(x.shape)
+                return x + a + d, b, c
+    ''')
+    assert codes_by_line(findings) == {8: ["MS104"], 9: ["MS104"], 10: ["MS104"]}
+    assert "runs once, at compile time" in findings[0].message
+
+
+def test_tolist_on_a_list_is_not_a_tensor_conversion(project):
+    findings = project.lint_source('''
+        from mindspore import nn
+
+        class Net(nn.Cell):
+            def __init__(self, sizes):
+                super().__init__()
+                self.sizes = sizes
+
+            def construct(self, x):
+                sizes = self.sizes.tolist()
+                values = x.tolist()
+                return x, sizes, values
+    ''')
+    assert codes_by_line(findings) == {10: ["MS101"]}
+
+
+def test_helper_module_function_and_static_method_are_followed(project):
+    project.write("utils.py", '''
+        import numpy as np
+
+        def smooth(x):
+            return np.convolve(x, [0.5, 0.5])
+    ''')
+    findings = project.lint_source('''
+        import numpy as np
+        from mindspore import nn
+        from utils import smooth
+
+        class Net(nn.Cell):
+            @staticmethod
+            def norm(x):
+                return np.linalg.norm(x)
+
+            def construct(self, x):
+                y = smooth(x)
+                return self.norm(y)
+    ''', relative="model.py")
+    assert codes_by_line(findings) == {8: ["MS102"]}
+    assert "called from Net.construct (line 12)" in findings[0].message
+
+
+def test_methods_of_plain_objects_stored_on_self_are_followed(project):
+    findings = project.lint_source('''
+        import numpy as np
+        from mindspore import nn
+
+        class Helper:
+            def apply(self, x):
+                return np.exp(x)
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.helper = Helper()
+
+            def construct(self, x):
+                return self.helper.apply(x)
+    ''')
+    assert codes_by_line(findings) == {6: ["MS102"]}
+    assert "called from Net.construct (line 14)" in findings[0].message
+
+
+def test_cell_overriding_call_without_super_is_not_compiled(project):
+    findings = project.lint_source('''
+        import numpy as np
+        from mindspore import nn
+
+        class Eager(nn.Cell):
+            def __call__(self, x):
+                return self.construct(x)
+
+            def construct(self, x):
+                return np.exp(x.asnumpy())
+    ''')
+    assert findings == []
