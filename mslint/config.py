@@ -89,6 +89,8 @@ _SELECTOR_RE = re.compile(r"^(MS\d{0,3}|[a-z0-9]+(-[a-z0-9]+)*)$")
 
 
 def _error(source: str, key: str, problem: str) -> ConfigError:
+    if source.startswith("--"):  # a command-line option, not a file
+        return ConfigError(f"{source}: {problem}")
     return ConfigError(f"{source}: [tool.mslint] {key}: {problem}")
 
 

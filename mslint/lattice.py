@@ -525,12 +525,10 @@ class Interpreter:
 
 
 def _join_envs(*envs: Dict[str, Value]) -> Dict[str, Value]:
+    # a name bound on only some paths is undefined on the others, where using it would fail
+    # anyway: its value is the join of the paths that bind it
     keys = set().union(*envs)
-    result = {}
-    for key in keys:
-        present = [env[key] for env in envs if key in env]
-        result[key] = join(*present) if len(present) == len(envs) else join(UNKNOWN, *present)
-    return result
+    return {key: join(*[env[key] for env in envs if key in env]) for key in keys}
 
 
 def _default_params(function, default: Value) -> Dict[str, Value]:

@@ -23,14 +23,9 @@ _FENCE_RE = re.compile(r"```python\n(.*?)```", re.S)
 MARKER_RE = re.compile(r"#\s*\[(MS\d{3}(?:\s*,\s*MS\d{3})*)\]")
 
 
-def _package_docs() -> Optional[str]:
-    try:
-        from importlib import resources
-
-        directory = resources.files("mslint.rule_docs")
-        return str(directory) if directory.is_dir() else None
-    except (ImportError, ModuleNotFoundError, TypeError, AttributeError):
-        return None
+def _package_docs() -> str:
+    """Where a wheel install puts the pages (an editable install uses the repository's docs/)."""
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "rule_docs")
 
 
 def page_path(code: str) -> Optional[str]:

@@ -251,7 +251,10 @@ class GraphScope:
             gf.values = self.interpreter.run(gf.node, self._params.get(key, {}), gf.self_class)
             for call, target, self_class, bound in self._callees(gf):
                 target_key = (target, self_class)
-                params = _bind_arguments(call, target, gf.values, bound)
+                if bound is None or isinstance(target, nodes.Lambda):
+                    params = lattice.root_params(target, self.resolver) if not isinstance(target, nodes.Lambda) else {}
+                else:
+                    params = _bind_arguments(call, target, gf.values, bound)
                 if target_key not in self._by_key:
                     if len(self._by_key) >= MAX_GRAPH_FUNCTIONS:
                         self.incomplete = True
@@ -332,7 +335,7 @@ class GraphScope:
             for argument in list(call.args) + [k.value for k in call.keywords or ()]:
                 passed = self._function_reference(argument, gf)
                 if passed is not None:
-                    yield (call, passed[0], passed[1], passed[2])
+                    yield (call, passed[0], passed[1], None)  # None: called by MindSpore, not at this call
 
     def _instance_call(self, call, value: lattice.Value) -> Iterator[tuple]:
         """Calling an object: a Cell instance runs its construct, a plain object its __call__."""
@@ -345,18 +348,19 @@ class GraphScope:
             yield (call, method, klass, True)
 
     def _function_reference(self, node, gf: GraphFunction):
+        """(function, self class) of a function passed as an argument, e.g. ops.vmap(fn)."""
         if isinstance(node, nodes.Lambda):
             return None  # lexically inside the caller: already analysed with it
         if isinstance(node, nodes.Attribute) and isinstance(node.expr, nodes.Name) and node.expr.name == "self":
             if gf.self_class is not None:
                 method = self.classes.lookup_method(gf.self_class, node.attrname)
                 if method is not None:
-                    return (method, gf.self_class, not _is_static(method))
+                    return (method, gf.self_class)
             return None
         if isinstance(node, (nodes.Name, nodes.Attribute)):
             definition = self.resolver.resolve_callable(node)
             if isinstance(definition, nodes.FunctionDef) and not self.classes.is_constexpr(definition):
-                return (definition, None, False)
+                return (definition, None)
         return None
 
     def _super_method(self, gf: GraphFunction, name: str) -> Optional[nodes.FunctionDef]:

@@ -1,0 +1,133 @@
+"""The CONST / VAR / UNKNOWN lattice, as rules see it through ModuleContext.value."""
+from __future__ import annotations
+
+import textwrap
+
+import astroid
+import pytest
+from astroid import nodes
+
+from mslint.config import Config
+from mslint.context import ModuleContext
+from mslint.lattice import Kind
+
+
+def values_of(tmp_path, source):
+    """name -> Kind for every `probe(name=expr)` call in graph code."""
+    path = tmp_path / "probe_module.py"
+    path.write_text(textwrap.dedent(source))
+    module = astroid.parse(path.read_text(), module_name="probe_module", path=str(path))
+    context = ModuleContext(module, str(path), Config(root=str(tmp_path)))
+    found = {}
+    for call, gf in context.graph_nodes(nodes.Call):
+        if isinstance(call.func, nodes.Name) and call.func.name == "probe":
+            for keyword in call.keywords:
+                found[keyword.arg] = context.value(keyword.value, gf)
+    return found
+
+
+NET = '''
+import mindspore as ms
+from mindspore import nn, ops, Tensor, Parameter
+import numpy as np
+
+RATIO = 0.5
+
+class Net(nn.Cell):
+    def __init__(self, k, ratio=0.7):
+        super().__init__()
+        self.k = k
+        self.ratio = ratio
+        self.weight = Parameter(Tensor(np.ones(3), ms.float32))
+        self.table = Tensor(np.ones(3), ms.float32)
+        self.array = np.ones(3)
+
+    def construct(self, x, y, training=False, *rest):
+        mask = x > 0
+        n = x.shape[0]
+        k1 = int(n * self.ratio)
+        k2 = ops.maximum(mask.sum() * 0.7, 1).astype(ms.int32)
+        count = int(mask.sum())
+        item = mask.sum().item()
+        if training:
+            z = x
+        else:
+            z = 3
+        for i in range(n):
+            acc = i * 2
+        probe(
+            x=x, mask=mask, n=n, k1=k1, k2=k2, count=count, item=item, selfk=self.k,
+            weight=self.weight, table=self.table, array=self.array, training=training, z=z, acc=acc,
+            length=len(x), size=x.size, ratio=RATIO, rest=rest, inv=~mask, both=mask & (y < 1),
+            as_bool=x.astype(ms.bool_), isnan=ops.isnan(x), literal=ops.minimum(3, 5), mutable=ms.mutable(2),
+            unknown=self.undefined_attribute, shape_op=ops.shape(x)[0] // 2,
+        )
+        return x
+'''
+
+
+@pytest.fixture(scope="module")
+def net_values(tmp_path_factory):
+    return values_of(tmp_path_factory.mktemp("lattice"), NET)
+
+
+@pytest.mark.parametrize("name", ["n", "k1", "selfk", "table", "training", "length", "size", "ratio", "literal",
+                                  "shape_op", "acc", "array"])
+def test_constants(net_values, name):
+    assert net_values[name].kind == Kind.CONST
+
+
+@pytest.mark.parametrize("name", ["x", "mask", "k2", "count", "item", "weight", "rest", "inv", "both", "as_bool",
+                                  "isnan", "mutable", "z"])
+def test_variables(net_values, name):
+    assert net_values[name].kind == Kind.VAR
+
+
+@pytest.mark.parametrize("name", ["mask", "inv", "both", "as_bool", "isnan"])
+def test_boolean_tensors(net_values, name):
+    assert net_values[name].has("bool")
+
+
+@pytest.mark.parametrize("name", ["x", "k2", "count", "weight"])
+def test_not_boolean(net_values, name):
+    assert not net_values[name].has("bool")
+
+
+def test_unknown_attribute_is_unknown(net_values):
+    assert net_values["unknown"].kind == Kind.UNKNOWN
+
+
+def test_array_attribute_is_tagged_ndarray_and_parameter_is_tagged(net_values):
+    assert net_values["array"].has("ndarray")
+    assert net_values["weight"].has("parameter")
+
+
+def test_helper_parameters_take_call_site_values(tmp_path):
+    found = values_of(tmp_path, '''
+        from mindspore import nn
+
+        class Net(nn.Cell):
+            def helper(self, t, k):
+                probe(t=t, k=k)
+                return t
+
+            def construct(self, x):
+                return self.helper(x, 3)
+    ''')
+    assert found["t"].kind == Kind.VAR
+    assert found["k"].kind == Kind.CONST
+
+
+def test_call_sites_are_joined(tmp_path):
+    found = values_of(tmp_path, '''
+        from mindspore import nn
+
+        class Net(nn.Cell):
+            def helper(self, k):
+                probe(k=k)
+                return k
+
+            def construct(self, x):
+                return self.helper(3) + self.helper(x.sum())
+    ''')
+    assert found["k"].kind == Kind.VAR
