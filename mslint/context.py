@@ -24,7 +24,8 @@ class ModuleContext:
         self.resolver = Resolver()
         self.resolver.register_module(module)
         self.classes = ClassIndex(self.resolver, config.extra_jit_decorators)
-        self.interpreter = lattice.Interpreter(self.resolver, self.class_facts, self._resolve_class)
+        self.interpreter = lattice.Interpreter(self.resolver, self.class_facts, self._resolve_class,
+                                              self.classes.lookup_method)
         self._facts: Dict[nodes.ClassDef, lattice.ClassFacts] = {}
         self._scope: Optional[GraphScope] = None
         self._nodes_cache: Optional[List[Tuple[nodes.NodeNG, GraphFunction]]] = None

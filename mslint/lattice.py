@@ -66,8 +66,10 @@ def join(*values: Value) -> Value:
         return first
     kind = max(v.kind for v in values)
     tags = frozenset.intersection(*(v.tags for v in values))
-    cls = first.cls if all(v.cls == first.cls for v in values) else None
-    node = first.node if cls is not None else None
+    # `self.head = None` on one path and `self.head = Head()` on another: still a Head when called
+    typed = [v for v in values if not v.has("none")] or values
+    cls = typed[0].cls if all(v.cls == typed[0].cls for v in typed) else None
+    node = typed[0].node if cls is not None else None
     elements = None
     if all(v.elements is not None and len(v.elements) == len(first.elements) for v in values):
         elements = tuple(join(*parts) for parts in zip(*(v.elements for v in values)))
@@ -81,7 +83,17 @@ def join_args(values: Iterable[Value]) -> Kind:
 
 # Attributes of any tensor or array that are static in graph mode.
 _STATIC_ATTRIBUTES = frozenset({"shape", "ndim", "size", "dtype", "itemsize", "nbytes", "training", "phase"})
-_STATIC_METHODS = frozenset({"dim", "ndimension", "numel", "nelement", "dtype", "is_floating_point"})
+_STATIC_METHODS = frozenset({"dim", "ndimension", "numel", "nelement", "dtype", "is_floating_point", "size", "shape"})
+# NumPy functions that build arrays (tagged "ndarray"); other NumPy functions on scalars return scalars.
+_NUMPY_ARRAY_BUILDERS = frozenset({
+    "array", "asarray", "ascontiguousarray", "zeros", "ones", "empty", "full", "zeros_like", "ones_like",
+    "empty_like", "full_like", "arange", "linspace", "logspace", "geomspace", "eye", "identity", "tri", "triu",
+    "tril", "meshgrid", "mgrid", "ogrid", "stack", "concatenate", "vstack", "hstack", "tile", "repeat", "diag",
+    "load", "fromfunction", "frombuffer", "indices",
+})
+_SCALAR_REDUCTIONS = frozenset({"sum", "mean", "max", "min", "prod", "std", "var", "item", "any", "all",
+                                "argmax", "argmin"})
+MAX_INLINE_DEPTH = 2  # how deep return values of project functions are followed
 _BOOL_METHODS = frozenset({
     "isnan", "isinf", "isfinite", "isneginf", "isposinf", "logical_and", "logical_or", "logical_not",
     "logical_xor", "eq", "ne", "gt", "lt", "ge", "le", "greater", "less", "greater_equal", "less_equal",
@@ -110,11 +122,15 @@ class ClassFacts:
 class FunctionValues:
     """The values of every expression in one function body, for one calling context."""
 
-    def __init__(self, interpreter: "Interpreter", function, params: Dict[str, Value]):
+    def __init__(self, interpreter: "Interpreter", function, params: Dict[str, Value],
+                 self_class: Optional[nodes.ClassDef] = None):
         self.function = function
         self.values: Dict[nodes.NodeNG, Value] = {}
         self.interpreter = interpreter
         self.env: Dict[str, Value] = dict(params)
+        self.self_class = self_class
+        self.self_facts: Optional[ClassFacts] = None
+        self.returns: List[Value] = []
 
     def value(self, node) -> Value:
         found = self.values.get(node)
@@ -127,15 +143,19 @@ class Interpreter:
     """Evaluates function bodies over the CONST/VAR/UNKNOWN lattice."""
 
     def __init__(self, resolver: resolve.Resolver, class_facts: Callable[[Optional[nodes.ClassDef]], ClassFacts],
-                 resolve_class: Callable[[nodes.NodeNG], Optional[nodes.ClassDef]]):
+                 resolve_class: Callable[[nodes.NodeNG], Optional[nodes.ClassDef]],
+                 lookup_method: Optional[Callable[[nodes.ClassDef, str], Optional[nodes.FunctionDef]]] = None):
         self.resolver = resolver
         self.class_facts = class_facts
         self.resolve_class = resolve_class  # a call's function expression -> project ClassDef
+        self.lookup_method = lookup_method  # (class, name) -> method, through the project hierarchy
         self._module_constants: Dict[Tuple[int, str], Value] = {}
+        self._returns: Dict[tuple, Value] = {}
+        self._inline_depth = 0
 
     # -- entry points ------------------------------------------------------------------
     def run(self, function, params: Dict[str, Value], self_class: Optional[nodes.ClassDef]) -> FunctionValues:
-        state = FunctionValues(self, function, params)
+        state = FunctionValues(self, function, params, self_class)
         state.self_facts = self.class_facts(self_class)
         if isinstance(function, nodes.Lambda):
             self._eval(function.body, state)
@@ -198,17 +218,12 @@ class Interpreter:
             self._block(node.orelse, state)
             self._block(node.finalbody, state)
         elif isinstance(node, (nodes.FunctionDef, nodes.AsyncFunctionDef)):
-            # a nested function is compiled with its parent; its parameters are graph values
-            inner = FunctionValues(self, node, {**state.env, **_default_params(node, VAR_TENSOR)})
-            inner.self_facts = state.self_facts
-            inner.values = state.values
-            self._block(node.body, inner)
+            # a nested function is analysed on its own, when (and as) it is called
             state.env[node.name] = Value(Kind.CONST, frozenset({"callable"}))
         elif isinstance(node, nodes.Expr):
             self._eval(node.value, state)
         elif isinstance(node, nodes.Return):
-            if node.value is not None:
-                self._eval(node.value, state)
+            state.returns.append(self._eval(node.value, state) if node.value is not None else CONST)
         elif isinstance(node, (nodes.Raise, nodes.Assert)):
             for child in node.get_children():
                 self._eval(child, state)
@@ -262,6 +277,8 @@ class Interpreter:
 
     def _compute(self, node, state: FunctionValues) -> Value:
         if isinstance(node, nodes.Const):
+            if node.value is None:
+                return Value(Kind.CONST, frozenset({"none"}))
             return Value(Kind.CONST, frozenset({"str"}) if isinstance(node.value, str) else frozenset())
         if isinstance(node, nodes.Name):
             return self._name(node, state)
@@ -313,7 +330,7 @@ class Interpreter:
             self._assign(node.target, value, state)
             return value
         if isinstance(node, nodes.Lambda):
-            inner = FunctionValues(self, node, {**state.env, **_default_params(node, VAR_TENSOR)})
+            inner = FunctionValues(self, node, {**state.env, **_default_params(node, VAR_TENSOR)}, state.self_class)
             inner.self_facts = state.self_facts
             inner.values = state.values
             self._eval(node.body, inner)
@@ -440,18 +457,27 @@ class Interpreter:
         qualname = func_value.cls if func_value.has("callable") else None
 
         if qualname is not None:
-            return self._qualified_call(qualname, node, args, kwargs, arg_kind)
+            return self._qualified_call(qualname, node, args, kwargs, arg_kind, state)
+        if isinstance(func_value.node, nodes.ClassDef) and self.lookup_method is not None:
+            # calling an instance of a project class: its construct (a Cell) or __call__ runs
+            method = self.lookup_method(func_value.node, "construct") or self.lookup_method(func_value.node, "__call__")
+            returned = self._return_of(method, args, kwargs, True, func_value.node) if method is not None else None
+            if returned is not None:
+                return returned
         if func_value.has("cell") or func_value.has("primitive"):
             return Value(Kind.VAR if arg_kind == Kind.VAR else Kind.CONST, frozenset({"tensor"}))
         if isinstance(node.func, nodes.Attribute):
             receiver = state.values.get(node.func.expr, UNKNOWN)
-            return self._method_call(node.func.attrname, receiver, node, args, kwargs, arg_kind)
+            return self._method_call(node.func.attrname, receiver, node, args, kwargs, arg_kind, state)
         project_class = self.resolve_class(node.func)
         if project_class is not None:
             return Value(Kind(arg_kind), frozenset({"object"}), project_class.qname(), None, project_class)
+        returned = self._project_return(node, args, kwargs, state)
+        if returned is not None:
+            return returned
         return Value(Kind.VAR, frozenset()) if arg_kind == Kind.VAR else UNKNOWN
 
-    def _qualified_call(self, qualname: str, node, args, kwargs, arg_kind: Kind) -> Value:
+    def _qualified_call(self, qualname: str, node, args, kwargs, arg_kind: Kind, state: FunctionValues) -> Value:
         kind = self.resolver.kind(qualname, node.root().file)
         last = qualname.rsplit(".", 1)[-1]
         if kind == resolve.BUILTIN:
@@ -465,12 +491,18 @@ class Interpreter:
         if kind == resolve.MINDSPORE:
             return self._mindspore_call(qualname, last, node, args, kwargs, arg_kind)
         if kind in (resolve.STDLIB, resolve.THIRD_PARTY):
-            tags = frozenset({"ndarray"}) if qualname.startswith("numpy.") else frozenset()
+            array = qualname.startswith("numpy.") and (
+                last in _NUMPY_ARRAY_BUILDERS or ".random." in qualname
+                or any(v.has("ndarray") for v in list(args) + list(kwargs.values())))
+            tags = frozenset({"ndarray"}) if array else frozenset()
             return Value(Kind(arg_kind) if arg_kind != Kind.UNKNOWN else Kind.UNKNOWN, tags, qualname)
         if kind == resolve.PROJECT:
             definition = self.resolver.definition(qualname, node.root().file)
             if isinstance(definition, nodes.ClassDef):
                 return Value(Kind(arg_kind), frozenset({"object"}), qualname, None, definition)
+            returned = self._project_return(node, args, kwargs, state)
+            if returned is not None:
+                return returned
             return Value(Kind.VAR) if arg_kind == Kind.VAR else UNKNOWN
         return Value(Kind.VAR) if arg_kind == Kind.VAR else UNKNOWN
 
@@ -495,8 +527,47 @@ class Interpreter:
             tags.add("bool")
         return Value(Kind(arg_kind), frozenset(tags))
 
-    def _method_call(self, name: str, receiver: Value, node, args, kwargs, arg_kind: Kind) -> Value:
+    def _project_return(self, call, args, kwargs, state: FunctionValues) -> Optional[Value]:
+        """The joined return value of a project function or `self` method at this call site."""
+        if self._inline_depth >= MAX_INLINE_DEPTH:
+            return None
+        func = call.func
+        target, bound, self_class = None, False, None
+        if isinstance(func, nodes.Attribute) and isinstance(func.expr, nodes.Name) and func.expr.name == "self":
+            if state.self_class is not None and self.lookup_method is not None:
+                target = self.lookup_method(state.self_class, func.attrname)
+                bound, self_class = True, state.self_class
+        elif isinstance(func, (nodes.Name, nodes.Attribute)):
+            target = self.resolver.resolve_callable(func)
+        return self._return_of(target, args, kwargs, bound, self_class)
+
+    def _return_of(self, target, args, kwargs, bound: bool, self_class) -> Optional[Value]:
+        if self._inline_depth >= MAX_INLINE_DEPTH:
+            return None
+        if not isinstance(target, nodes.FunctionDef) or target.is_generator():
+            return None
+        if _decorated_constexpr(target, self.resolver):
+            return CONST  # run by Python at compile time; its result is a constant
+        if bound and "staticmethod" in [getattr(d, "name", "") for d in (target.decorators.nodes if target.decorators else [])]:
+            bound = False
+        params = _bind_call(target, args, kwargs, bound, self.resolver)
+        key = (target, self_class, tuple(sorted((k, v.kind, v.tags) for k, v in params.items())))
+        if key not in self._returns:
+            self._returns[key] = UNKNOWN  # recursion guard
+            self._inline_depth += 1
+            try:
+                inner = self.run(target, params, self_class)
+            finally:
+                self._inline_depth -= 1
+            self._returns[key] = join(*inner.returns) if inner.returns else UNKNOWN
+        return self._returns[key]
+
+    def _method_call(self, name: str, receiver: Value, node, args, kwargs, arg_kind: Kind,
+                     state: FunctionValues) -> Value:
         if receiver.has("self"):
+            returned = self._project_return(node, args, kwargs, state)
+            if returned is not None:
+                return returned
             return Value(Kind.VAR) if arg_kind == Kind.VAR else UNKNOWN
         if name in _STATIC_METHODS:
             return CONST
@@ -515,6 +586,8 @@ class Interpreter:
                 tags.add("bool")
             return Value(Kind.VAR, frozenset(tags))
         if receiver.is_const:
+            if name in _SCALAR_REDUCTIONS and not node.args and not node.keywords:
+                return CONST  # arr.sum(): a NumPy scalar, which graph code takes as a Python number
             return Value(Kind.CONST, receiver.tags & {"ndarray"})
         return UNKNOWN
 
@@ -522,6 +595,28 @@ class Interpreter:
         if node is None or node is False or node == []:
             return False
         return self.resolver.qualname(node) in _BOOL_DTYPES
+
+
+def _decorated_constexpr(function, resolver: resolve.Resolver) -> bool:
+    decorators = function.decorators.nodes if function.decorators else []
+    for decorator in decorators:
+        target = decorator.func if isinstance(decorator, nodes.Call) else decorator
+        if resolver.qualname(target) in msn.CONSTEXPR_DECORATORS:
+            return True
+    return False
+
+
+def _bind_call(target, args: List[Value], kwargs: Dict[str, Value], bound: bool,
+               resolver: resolve.Resolver) -> Dict[str, Value]:
+    """Parameter values of `target` for a call with these argument values."""
+    positional = [a.name for a in (target.args.posonlyargs or []) + (target.args.args or [])]
+    if bound and positional:
+        positional = positional[1:]
+    params = dict(zip(positional, args))
+    params.update({k: v for k, v in kwargs.items() if k is not None})
+    for name, value in root_params(target, resolver).items():
+        params.setdefault(name, value)
+    return params
 
 
 def _join_envs(*envs: Dict[str, Value]) -> Dict[str, Value]:

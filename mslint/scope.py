@@ -238,11 +238,13 @@ class GraphScope:
 
     def _build(self) -> None:
         queue = deque()
+        defaulted = set()  # roots whose parameters are still the default (tensors) guess
         for root in self._roots():
             key = (root.node, root.self_class)
             if key in self._by_key:
                 continue
             self._register(root, lattice.root_params(root.node, self.resolver) if not isinstance(root.node, nodes.Lambda) else {})
+            defaulted.add(key)
             queue.append(key)
         while queue:
             key = queue.popleft()
@@ -263,6 +265,13 @@ class GraphScope:
                     callee = self._make(target, self_class, "called", gf.reach + (hop,), gf.strict)
                     self._register(callee, params)
                     queue.append(target_key)
+                elif target_key in defaulted and bound is not None:
+                    # a Cell used as a sub-cell: its construct gets what its parent passes
+                    # (`self.pos_embed(B, H, W)` with ints from x.shape), not tensors
+                    defaulted.discard(target_key)
+                    self._params[target_key] = params
+                    if target_key not in queue:
+                        queue.append(target_key)
                 else:
                     old = self._params.get(target_key, {})
                     merged = {name: lattice.join(old[name], value) if name in old else value
@@ -389,19 +398,17 @@ def _is_super_call(node) -> bool:
 
 
 def _calls_in(function) -> Iterator[nodes.Call]:
-    """Calls lexically inside a function, nested functions and lambdas included, classes excluded."""
-    stack = list(function.get_children())
-    while stack:
-        node = stack.pop()
-        if isinstance(node, nodes.ClassDef):
-            continue
+    """Calls in a function body (lambdas included; nested defs are analysed when called)."""
+    for node in iter_body_nodes(function):
         if isinstance(node, nodes.Call):
             yield node
-        stack.extend(node.get_children())
 
 
 def iter_body_nodes(function) -> Iterator[nodes.NodeNG]:
-    """Every node of a function body (and of nested functions/lambdas), in source order."""
+    """Every node of a function body, lambdas included, in source order.
+
+    A nested `def` is yielded itself but not its body: MindSpore compiles it only when it is
+    called, and then the scope analyses it as a function of its own."""
     if isinstance(function, nodes.Lambda):
         roots = [function.body]
     else:
@@ -412,9 +419,11 @@ def iter_body_nodes(function) -> Iterator[nodes.NodeNG]:
         if isinstance(node, nodes.ClassDef):
             continue
         yield node
+        if isinstance(node, (nodes.FunctionDef, nodes.AsyncFunctionDef)):
+            continue
         children = list(node.get_children())
-        if isinstance(node, (nodes.FunctionDef, nodes.Lambda)):
-            children = [c for c in children if not isinstance(c, (nodes.Arguments, nodes.Decorators))]
+        if isinstance(node, nodes.Lambda):
+            children = [c for c in children if not isinstance(c, nodes.Arguments)]
         stack.extend(reversed(children))
 
 

@@ -363,3 +363,86 @@ def test_cell_overriding_call_without_super_is_not_compiled(project):
                 return np.exp(x.asnumpy())
     ''')
     assert findings == []
+
+
+# Regressions reduced from real projects (false positives found by running on mindcv/mindocr).
+
+def test_sub_cell_construct_takes_the_shapes_its_parent_passes(project):
+    findings = project.lint_source('''
+        import numpy as np
+        import mindspore as ms
+        from mindspore import nn, Tensor
+
+        class PositionGrid(nn.Cell):
+            def construct(self, batch, height, width):
+                return Tensor(np.zeros((batch, height, width))).astype(ms.bool_)
+
+        class Stage(nn.Cell):
+            def __init__(self, with_grid):
+                super().__init__()
+                self.grid = None
+                if with_grid:
+                    self.grid = PositionGrid()
+
+            def construct(self, x):
+                b, c, h, w = x.shape
+                return x, self.grid(b, h, w)
+    ''')
+    assert codes_by_line(findings) == {7: ["MS103"]}
+
+
+def test_shapes_returned_by_helpers_and_sub_cells_stay_constant(project):
+    findings = project.lint_source('''
+        import numpy as np
+        from mindspore import nn, ops, Tensor
+
+        class Embed(nn.Cell):
+            def construct(self, x):
+                b, c, h, w = x.shape
+                return ops.reshape(x, (b, c, h * w)), (h, w)
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.embed = Embed()
+
+            def input_shape(self, x):
+                return x.shape[:-1]
+
+            def construct(self, x):
+                shape = list(self.input_shape(x))
+                tokens, (h, w) = self.embed(x)
+                ids = Tensor(np.arange(0, shape[1] * h * w))
+                return tokens, ids
+    ''')
+    assert codes_by_line(findings) == {20: ["MS103"]}
+
+
+def test_numpy_scalar_attribute_times_a_tensor_is_fine(project):
+    findings = project.lint_source('''
+        import numpy as np
+        from mindspore import nn
+
+        class Decoder(nn.Cell):
+            def __init__(self, d_model):
+                super().__init__()
+                self.scale = np.sqrt(d_model)
+
+            def construct(self, x):
+                return x * self.scale
+    ''')
+    assert findings == []
+
+
+def test_nested_function_never_called_is_not_compiled(project):
+    findings = project.lint_source('''
+        import math
+        from mindspore import nn, ops
+
+        class Bucket(nn.Cell):
+            def construct(self, position, max_distance=128):
+                def unused(position, max_distance=128):
+                    return ops.log(position) / math.log(max_distance / 16)
+                return ops.log(position) / math.log(max_distance / 16)
+    ''', allowed_constant_calls=())
+    assert codes_by_line(findings) == {8: ["MS103"]}
