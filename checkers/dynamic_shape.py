@@ -342,30 +342,20 @@ def _subscript_detections(ctx: ModuleContext, subscript: nodes.Subscript, gf: Gr
             return
 
 
-def _report(ctx: ModuleContext, rule: Rule) -> Iterator[Finding]:
-    for detection in _detections(ctx):
-        if detection.rule is rule:
-            yield ctx.finding(rule, detection.node, detection.message, detection.gf)
+def _reporter(rule: Rule):
+    """MS401-MS404 share one pass over the graph code; each rule reports its own detections."""
+
+    @implements(rule)
+    def check(ctx: ModuleContext) -> Iterator[Finding]:
+        for detection in _detections(ctx):
+            if detection.rule is rule:
+                yield ctx.finding(rule, detection.node, detection.message, detection.gf)
+
+    return check
 
 
-@implements(DYNAMIC_SHAPE_OP)
-def check_dynamic_shape_op(ctx: ModuleContext) -> Iterator[Finding]:
-    yield from _report(ctx, DYNAMIC_SHAPE_OP)
-
-
-@implements(TOPK_VARIABLE_K)
-def check_topk_variable_k(ctx: ModuleContext) -> Iterator[Finding]:
-    yield from _report(ctx, TOPK_VARIABLE_K)
-
-
-@implements(VARIABLE_SLICE_BOUND)
-def check_variable_slice_bound(ctx: ModuleContext) -> Iterator[Finding]:
-    yield from _report(ctx, VARIABLE_SLICE_BOUND)
-
-
-@implements(VARIABLE_AXIS)
-def check_variable_axis(ctx: ModuleContext) -> Iterator[Finding]:
-    yield from _report(ctx, VARIABLE_AXIS)
+for _rule in (DYNAMIC_SHAPE_OP, TOPK_VARIABLE_K, VARIABLE_SLICE_BOUND, VARIABLE_AXIS):
+    _reporter(_rule)
 
 
 # -- MS405: branches that bind one name to shapes that differ --------------------------------------------------
