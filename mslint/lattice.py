@@ -100,6 +100,17 @@ _BOOL_METHODS = frozenset({
     "equal", "not_equal", "isclose", "bool", "has_nan", "signbit",
 })
 _STATIC_OPS = frozenset({"shape", "rank", "dtype", "size", "dyn_shape_static", "get_shape"})
+# Ops that move or copy elements without changing them: a boolean input gives a boolean output.
+_LAYOUT_OPS = frozenset({
+    "squeeze", "unsqueeze", "expand_dims", "reshape", "view", "flatten", "ravel", "copy", "clone", "contiguous",
+    "transpose", "permute", "swapaxes", "movedim", "broadcast_to", "expand_as", "expand", "tile", "repeat", "flip",
+    "roll", "stop_gradient", "identity", "t",
+})
+# Primitives (ops.Greater()(x, y), ...) whose output is a boolean tensor.
+_BOOL_PRIMITIVES = frozenset({
+    "Greater", "GreaterEqual", "Less", "LessEqual", "Equal", "NotEqual", "LogicalAnd", "LogicalOr", "LogicalNot",
+    "LogicalXor", "IsNan", "IsInf", "IsFinite", "IsClose",
+})
 _RANDOM_OPS = frozenset({
     "uniform", "standard_normal", "normal", "randint", "rand", "randn", "rand_like", "randn_like", "randint_like",
     "shuffle", "multinomial", "random_categorical", "gamma", "poisson", "standard_laplace", "dropout", "bernoulli",
@@ -464,7 +475,9 @@ class Interpreter:
             returned = self._return_of(method, args, kwargs, True, func_value.node) if method is not None else None
             if returned is not None:
                 return returned
-        if func_value.has("cell") or func_value.has("primitive"):
+        if func_value.has("primitive"):
+            return self._primitive_call(func_value, node, args, arg_kind)
+        if func_value.has("cell"):
             return Value(Kind.VAR if arg_kind == Kind.VAR else Kind.CONST, frozenset({"tensor"}))
         if isinstance(node.func, nodes.Attribute):
             receiver = state.values.get(node.func.expr, UNKNOWN)
@@ -525,7 +538,17 @@ class Interpreter:
         tags = {"tensor"}
         if last in _BOOL_METHODS or (last == "cast" and len(node.args) > 1 and self._is_bool_dtype(node.args[1])):
             tags.add("bool")
+        elif last in _LAYOUT_OPS and args and args[0].has("bool"):
+            tags.add("bool")
         return Value(Kind(arg_kind), frozenset(tags))
+
+    def _primitive_call(self, primitive: Value, node, args, arg_kind: Kind) -> Value:
+        """Calling a primitive instance (`ops.Greater()(x, y)`, `self.cast(m, ms.bool_)`) runs the op."""
+        tags = {"tensor"}
+        last = (primitive.cls or "").rsplit(".", 1)[-1]
+        if last in _BOOL_PRIMITIVES or (last == "Cast" and len(node.args) > 1 and self._is_bool_dtype(node.args[1])):
+            tags.add("bool")
+        return Value(Kind.VAR if arg_kind == Kind.VAR else Kind.CONST, frozenset(tags))
 
     def _project_return(self, call, args, kwargs, state: FunctionValues) -> Optional[Value]:
         """The joined return value of a project function or `self` method at this call site."""
@@ -581,8 +604,7 @@ class Interpreter:
                 tags.add("bool")
             elif name in ("item", "tolist", "asnumpy", "numpy"):
                 tags = {"scalar"} if name == "item" else {"ndarray"} if name in ("asnumpy", "numpy") else set()
-            elif receiver.has("bool") and name in ("squeeze", "unsqueeze", "expand_dims", "reshape", "view", "flatten",
-                                                      "copy", "clone", "transpose", "broadcast_to", "expand_as"):
+            elif receiver.has("bool") and name in _LAYOUT_OPS:
                 tags.add("bool")
             return Value(Kind.VAR, frozenset(tags))
         if receiver.is_const:

@@ -1,0 +1,426 @@
+"""MS4xx: dynamic-shape producers in graph scope."""
+from __future__ import annotations
+
+import pytest
+
+from conftest import only
+
+HEADER = """\
+import mindspore as ms
+from mindspore import nn, ops, mint, Tensor
+
+"""  # the snippets below start on line 4
+
+
+def lint(project, body: str, code: str, **kwargs):
+    return only(project.lint_source(HEADER + body, select=[code], **kwargs), code)
+
+
+def lines(findings):
+    return sorted(f.line for f in findings)
+
+
+# -- MS401 dynamic-shape-op -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("expression", [
+    "ops.masked_select(x, x > 0)",
+    "mint.masked_select(x, x > 0)",
+    "x.masked_select(x > 0)",
+    "ops.nonzero(x)",
+    "x.nonzero()",
+    "mint.nonzero(x)",
+    "ops.argwhere(x)",
+    "mint.where(x > 0)",
+    "ops.unique_consecutive(x)",
+    "ops.bincount(x)",
+    "x.to_coo()",
+    "Tensor.nonzero(x)",
+    "ops.MaskedSelect()(x, x > 0)",
+])
+def test_producer_calls_are_flagged(project, expression):
+    findings = lint(project, f"""
+class Net(nn.Cell):
+    def construct(self, x):
+        y = {expression}
+        return y
+""", "MS401")
+    assert lines(findings) == [7]
+    assert "dynamic output shape" in findings[0].message
+    assert "verified on CPU" in findings[0].message and "Ascend/GPU" in findings[0].message
+
+
+@pytest.mark.parametrize("imports, call", [
+    ("import mindspore.ops as P", "P.masked_select(x, m)"),
+    ("from mindspore.ops import masked_select as msel", "msel(x, m)"),
+    ("from mindspore import mint as M", "M.nonzero(x)"),
+    ("import mindspore", "mindspore.ops.nonzero(x)"),
+    ("import mindspore.numpy as mnp", "mnp.argwhere(x)"),
+])
+def test_producers_resolve_through_any_import_spelling(project, imports, call):
+    findings = only(project.lint_source(f"""
+{imports}
+from mindspore import nn
+
+class Net(nn.Cell):
+    def construct(self, x, m):
+        return {call}
+""", select=["MS401"]), "MS401")
+    assert lines(findings) == [6]
+
+
+def test_primitive_created_in_init_and_called_in_construct(project):
+    findings = only(project.lint_source("""
+from mindspore import nn
+from mindspore.ops import operations as P
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.select = P.MaskedSelect()
+        self.nz = P.NonZero()
+        self.add = P.Add()
+
+    def construct(self, x, m):
+        a = self.select(x, m)
+        b = self.nz(x)
+        return a, b, self.add(x, x)
+""", select=["MS401"]), "MS401")
+    assert lines(findings) == [12, 13]
+    assert "(MaskedSelect)" in findings[0].message
+
+
+@pytest.mark.parametrize("mask", [
+    "x > 0",
+    "~(x > 0)",
+    "(x > 0) & (x < 5)",
+    "ops.logical_and(x > 0, x < 5)",
+    "ops.isnan(x)",
+    "ops.logical_not(ops.isinf(x))",
+    "(x > 0).astype(ms.bool_)",
+    "ops.cast(x, ms.bool_)",
+    "x.isnan() | x.isinf()",
+    "ops.Greater()(x, 0.0)",
+])
+def test_boolean_mask_loads_are_flagged(project, mask):
+    findings = lint(project, f"""
+class Net(nn.Cell):
+    def construct(self, x):
+        mask = {mask}
+        y = x[mask]
+        return y
+""", "MS401")
+    assert lines(findings) == [8]
+    assert "boolean-mask indexing 'x[mask]'" in findings[0].message
+
+
+def test_boolean_mask_in_a_tuple_index_and_on_an_init_tensor(project):
+    findings = lint(project, """
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.anchors = Tensor([1.0, 2.0, 3.0])
+
+    def construct(self, x):
+        rows = x[x[:, 0] > 0, :]
+        picked = self.anchors[x[0] > 0]
+        return rows, picked
+""", "MS401")
+    assert lines(findings) == [11, 12]
+
+
+def test_a_parameter_used_as_a_mask_elsewhere_is_a_boolean_mask(project):
+    findings = lint(project, """
+class Net(nn.Cell):
+    def construct(self, x, valid, index):
+        filled = ops.masked_fill(x, valid, 0.0)
+        return x[valid], x[index], filled
+""", "MS401")
+    assert lines(findings) == [8]
+    assert "also uses as a boolean mask" in findings[0].message
+
+
+@pytest.mark.parametrize("statement", [
+    "x[x < 0] = 0",                      # boolean store keeps the shape
+    "x[x < 0] += 1",
+    "y = ops.where(x > 0, x, 0.0)",
+    "y = ops.select(x > 0, x, ops.zeros_like(x))",
+    "y = ops.masked_fill(x, x > 0, 0.0)",
+    "y = x * (x > 0).astype(x.dtype)",
+    "_, idx = ops.unique(x)",
+    "values, idx = ops.unique(x)",        # values never used
+    "idx = ops.unique(x)[1]",
+    "y = x[0, 1]",
+    "y = x[index]",
+    "y = x[1:3]",
+    "y = x[self.flag]",
+    "y = ops.nonzero(Tensor([1, 0, 1]))",  # constants only: folded
+    "y = ops.where(x > 0, 1.0, 0.0)",
+])
+def test_shape_keeping_code_is_clean(project, statement):
+    findings = lint(project, f"""
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.flag = True
+
+    def construct(self, x, index: Tensor):
+        {statement}
+        return x
+""", "MS401")
+    assert findings == []
+
+
+def test_unique_values_used_are_flagged(project):
+    findings = lint(project, """
+class Net(nn.Cell):
+    def construct(self, x):
+        values, idx = ops.unique(x)
+        return values
+""", "MS401")
+    assert lines(findings) == [7]
+
+
+def test_numpy_and_project_methods_of_the_same_name_are_clean(project):
+    findings = lint(project, """
+import numpy as np
+
+class Finder:
+    def nonzero(self, x):
+        return x
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.finder = Finder()
+        self.table = np.array([1, 0, 2])
+
+    def construct(self, x):
+        return self.finder.nonzero(x), self.table.nonzero()
+""", "MS401")
+    assert findings == []
+
+
+def test_finding_in_a_helper_carries_the_reach_chain(project):
+    findings = lint(project, """
+def keep_positive(x):
+    return x[x > 0]
+
+class Net(nn.Cell):
+    def construct(self, x):
+        return keep_positive(x)
+""", "MS401")
+    assert lines(findings) == [6]
+    assert "called from Net.construct (line 10)" in findings[0].message
+
+
+def test_init_and_pynative_code_are_not_graph_scope(project):
+    findings = lint(project, """
+class Net(nn.Cell):
+    def __init__(self, x):
+        super().__init__()
+        self.kept = x[x > 0]
+
+    def construct(self, x):
+        return x
+
+def eager(x):
+    return ops.masked_select(x, x > 0)
+""", "MS401")
+    assert findings == []
+
+
+def test_jit_function_is_graph_scope(project):
+    findings = lint(project, """
+@ms.jit
+def positives(x):
+    return ops.masked_select(x, x > 0)
+""", "MS401")
+    assert lines(findings) == [7]
+
+
+# -- MS402 topk-variable-k -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("k", [
+    "(x > 0).sum()",
+    "(x > 0).sum().item()",
+    "int((x > 0).sum())",
+    "ops.maximum((x > 0).sum() * 0.7, 1).astype(ms.int32)",
+    "ms.mutable(2)",
+    "n",
+])
+def test_topk_with_a_tensor_derived_k_is_flagged(project, k):
+    findings = lint(project, f"""
+class Net(nn.Cell):
+    def construct(self, x, n):
+        k = {k}
+        values, _ = ops.topk(x, k)
+        return values
+""", "MS402")
+    assert lines(findings) == [8]
+    assert "dynamic output shape" in findings[0].message and "k = 'k'" in findings[0].message
+
+
+def test_topk_spellings(project):
+    findings = lint(project, """
+from mindspore.ops import operations as P
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.topk = P.TopK(sorted=True)
+        self.count = ms.Parameter(Tensor(3, ms.int32))
+
+    def construct(self, x):
+        k = (x > 0).sum()
+        a = self.topk(x, k)
+        b = x.topk(k)
+        c = mint.topk(x, k=k)
+        d = ops.TopK()(x, k)
+        e = ops.topk(x, self.count)
+        return a, b, c, d, e
+""", "MS402")
+    assert lines(findings) == [15, 16, 17, 18, 19]
+
+
+@pytest.mark.parametrize("k", [
+    "3",
+    "self.k",
+    "self.ratio_k",
+    "x.shape[-1] // 2",
+    "int(x.shape[0] * 0.7)",
+    "len(x)",
+    "ops.shape(x)[0] // 2",
+    "int(x.size * self.ratio)",
+    "max(1, x.shape[0] // 4)",
+    "self.k_tensor",
+    "n",
+    "self.missing",  # never set: UNKNOWN stays quiet
+])
+def test_topk_with_a_constant_or_unknown_k_is_clean(project, k):
+    findings = lint(project, f"""
+class Net(nn.Cell):
+    def __init__(self, k, ratio=0.5):
+        super().__init__()
+        self.k = k
+        self.ratio = ratio
+        self.ratio_k = int(k * ratio)
+        self.k_tensor = Tensor(2, ms.int32)
+
+    def construct(self, x, n: int = 2):
+        values, _ = ops.topk(x, {k})
+        return values
+""", "MS402")
+    assert findings == []
+
+
+def test_topk_in_a_helper_with_k_passed_from_construct(project):
+    findings = lint(project, """
+class Net(nn.Cell):
+    def construct(self, x):
+        mask = x > 0
+        hard = self.hardest(x, mask.sum())
+        easy = self.hardest(x, 2)
+        return hard, easy
+
+    def hardest(self, loss, k):
+        return ops.topk(loss, k)[0]
+""", "MS402")
+    assert lines(findings) == [13]
+    assert "called from Net.construct" in findings[0].message
+
+
+# -- MS403 variable-slice-bound ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("expression", [
+    "x[:n]",
+    "x[n:]",
+    "x[n:n + 1]",
+    "x[:, :n]",
+    "x[::int(n)]",
+    "ops.slice(x, (n, 0), (1, 2))",
+    "ops.strided_slice(x, (0,), (n,), (1,))",
+])
+def test_slices_with_tensor_bounds_are_flagged(project, expression):
+    findings = lint(project, f"""
+class Net(nn.Cell):
+    def construct(self, x):
+        n = (x > 0).sum()
+        return {expression}
+""", "MS403")
+    assert lines(findings) == [8]
+    assert "dynamic output shape" in findings[0].message
+
+
+@pytest.mark.parametrize("statement", [
+    "y = x[:self.k]",
+    "y = x[:x.shape[0] // 2]",
+    "y = x[1:-1]",
+    "y = x[:, :len(x)]",
+    "x[:n] = 0",
+    "y = ops.slice(x, (0, 0), (1, 2))",
+    "y = self.names[:n]",
+])
+def test_slices_with_constant_bounds_or_stores_are_clean(project, statement):
+    findings = lint(project, f"""
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.k = 2
+        self.names = ("a", "b")
+
+    def construct(self, x):
+        n = (x > 0).sum()
+        {statement}
+        return x
+""", "MS403")
+    assert findings == []
+
+
+# -- MS404 variable-axis (off by default) --------------------------------------------------------------------
+
+def test_variable_axis_is_off_by_default_and_flags_when_selected(project):
+    source = HEADER + """
+class Net(nn.Cell):
+    def construct(self, x):
+        axis = int((x > 100).sum())
+        a = x.sum(axis)
+        b = ops.mean(x, axis=axis)
+        c = ops.transpose(x, (axis, 1 - axis))
+        d = x.sum(x.ndim - 1)
+        e = ops.max(x, 0)
+        f = x.permute(1, 0)
+        return a, b, c, d, e, f
+"""
+    assert only(project.lint_source(source), "MS404") == []
+    findings = only(project.lint_source(source, select=["MS404"]), "MS404")
+    assert lines(findings) == [8, 9, 10]
+    assert "takes its axis from 'axis'" in findings[0].message
+
+
+# -- MS405 shape-divergent-branches (off by default) ---------------------------------------------------------
+
+def test_branches_binding_dynamic_and_static_shapes(project):
+    source = HEADER + """
+class Net(nn.Cell):
+    def construct(self, x, y):
+        if y > 0.5:
+            out = ops.masked_select(x, x > 0.5)
+        else:
+            out = ops.zeros_like(x)
+        if self.training:
+            same = ops.masked_select(x, x > 0.5)
+        else:
+            same = x
+        if y > 0:
+            both = x * 2
+        else:
+            both = x + 1
+        kept = x
+        if y.sum() > 3:
+            kept = x[x > 0]
+        return out, same, both, kept
+"""
+    assert only(project.lint_source(source), "MS405") == []
+    findings = only(project.lint_source(source, select=["MS405"]), "MS405")
+    assert lines(findings) == [7, 20]
+    assert "'out'" in findings[0].message and "ops.select" in findings[0].message
