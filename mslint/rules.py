@@ -93,7 +93,7 @@ BAD_CONFIGURATION = Rule(
     "Fix the key the message names (`mslint` itself refuses to run with it and exits 2).",
 )
 USELESS_SUPPRESSION = Rule(
-    "MS006", "useless-suppression", "info",
+    "MS006", "unused-suppression", "info",
     "A `# mslint: disable` comment suppresses nothing: no finding of the rule it names is there.",
     "Remove the comment, or the rule names in it that no longer apply (pylint pragmas: use pylint's own "
     "useless-suppression).",

@@ -96,7 +96,7 @@ def useless_suppressions(suppressions: Suppressions, enabled: Dict[str, bool], p
     Call it after every other finding went through `suppressions.is_suppressed`.  A name
     is judged only when a rule it names ran on this file (a pragma for a rule that is
     not selected may serve another configuration); a name that is no rule is always
-    useless.  `# mslint: disable=useless-suppression` (by that name, not `all`) keeps a
+    useless.  `# mslint: disable=unused-suppression` (by that name, not `all`) keeps a
     pragma on its line on purpose.
     """
     lines = source.splitlines()

@@ -1,4 +1,4 @@
-"""MS006 useless-suppression: `# mslint:` pragmas that suppress nothing."""
+"""MS006 unused-suppression: `# mslint:` pragmas that suppress nothing."""
 from __future__ import annotations
 
 from conftest import codes_by_line, default_and, only
@@ -88,7 +88,7 @@ def test_pylint_pragmas_are_left_to_pylint(project):
 
 
 def test_a_kept_pragma_can_itself_be_suppressed(project):
-    assert lint(project, "        return x  # mslint: disable=MS101,useless-suppression\n") == []
+    assert lint(project, "        return x  # mslint: disable=MS101,unused-suppression\n") == []
 
 
 def test_rule_page_examples(project):
@@ -101,8 +101,8 @@ def test_rule_page_examples(project):
 
 
 def test_a_keeper_pragma_that_keeps_nothing_is_reported(project):
-    (finding,) = lint(project, "        return x  # mslint: disable=useless-suppression\n")
-    assert finding.line == 7 and "`# mslint: disable=useless-suppression` suppresses nothing" in finding.message
+    (finding,) = lint(project, "        return x  # mslint: disable=unused-suppression\n")
+    assert finding.line == 7 and "`# mslint: disable=unused-suppression` suppresses nothing" in finding.message
 
 
 def test_all_does_not_silence_its_own_report(project):
