@@ -13,7 +13,7 @@ from typing import List, Optional
 from mslint import __version__
 from mslint import config as config_module
 from mslint import rule_pages
-from mslint.reporters import REPORTERS
+from mslint.reporters import REPORTERS, locations, statistics
 from mslint.rules import INTERNAL_ERROR, registry
 from mslint.runner import UsageError, discover, lint_paths
 
@@ -48,6 +48,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--explain", metavar="CODE", help="print a rule's documentation page")
     parser.add_argument("--jobs", "-j", type=int, default=0, metavar="N",
                         help="worker processes (default: all cores)")
+    parser.add_argument("--statistics", action="store_true",
+                        help="print how many findings each rule has instead of the findings (text or json)")
     parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     parser.add_argument("--version", action="version", version=f"mslint {__version__}")
     return parser
@@ -77,6 +79,8 @@ def _main(argv: Optional[List[str]]) -> int:
         return _explain(args.explain)
     if args.format not in REPORTERS:
         raise UsageError(f"--format {args.format} is not available")
+    if args.statistics and args.format not in statistics.FORMATS:
+        raise UsageError(f"--statistics prints text or json, not {args.format}")
 
     paths = args.paths or ["."]
     config = config_module.discover(_common_directory(paths), args.config)
@@ -95,7 +99,10 @@ def _main(argv: Optional[List[str]]) -> int:
     files = discover(paths, config)
     findings = lint_paths(files, config, jobs=args.jobs or os.cpu_count() or 1)
     findings = [_display(f) for f in findings]
-    REPORTERS[args.format](findings, sys.stdout, {"files": len(files)})
+    if args.statistics:
+        statistics.report(findings, sys.stdout, args.format)
+    else:
+        REPORTERS[args.format](findings, sys.stdout, {"files": len(files), "base": locations.base_directory()})
     sys.stdout.flush()
 
     if any(f.rule is INTERNAL_ERROR for f in findings) and not args.exit_zero:

@@ -235,7 +235,7 @@ def enabled_rules(config: Config, path: Optional[str] = None) -> Dict[str, bool]
             for rule in rules.matching(selector):
                 enabled[rule.code] = True
     for rule in rules:  # the tool's own findings (unparsable file, internal error) stay on unless ignored
-        if rule.code.startswith("MS0"):
+        if rule.code.startswith("MS0") and rule.default_enabled:
             enabled[rule.code] = True
     ignored = list(config.ignore) + (list(config.ignored_for(path)) if path else [])
     for selector in ignored:

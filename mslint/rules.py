@@ -92,7 +92,15 @@ BAD_CONFIGURATION = Rule(
     "The [tool.mslint] configuration is invalid; pylint ran mslint with its defaults instead.",
     "Fix the key the message names (`mslint` itself refuses to run with it and exits 2).",
 )
-TOOL_RULES = (SYNTAX_ERROR, FILE_UNREADABLE, INTERNAL_ERROR, ANALYSIS_INCOMPLETE, BAD_CONFIGURATION)
+USELESS_SUPPRESSION = Rule(
+    "MS006", "unused-suppression", "info",
+    "A `# mslint: disable` comment suppresses nothing: no finding of the rule it names is there.",
+    "Remove the comment, or the rule names in it that no longer apply (pylint pragmas: use pylint's own "
+    "useless-suppression).",
+    default_enabled=False,
+)
+TOOL_RULES = (SYNTAX_ERROR, FILE_UNREADABLE, INTERNAL_ERROR, ANALYSIS_INCOMPLETE, BAD_CONFIGURATION,
+              USELESS_SUPPRESSION)
 
 
 class Registry:

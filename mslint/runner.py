@@ -20,8 +20,8 @@ from mslint.context import ModuleContext
 from mslint.engine import check_module, internal_error
 from mslint.findings import Finding
 from mslint.resolve import module_name_for_file
-from mslint.rules import ANALYSIS_INCOMPLETE, FILE_UNREADABLE, SYNTAX_ERROR, registry
-from mslint.suppression import Suppressions
+from mslint.rules import ANALYSIS_INCOMPLETE, FILE_UNREADABLE, SYNTAX_ERROR, USELESS_SUPPRESSION, registry
+from mslint.suppression import Suppressions, useless_suppressions
 
 # Directories never worth descending into: VCS, virtual environments, builds, caches.
 SKIPPED_DIRECTORIES = frozenset({
@@ -89,7 +89,10 @@ def lint_file(path: str, config: config_module.Config) -> List[Finding]:
     enabled = config_module.enabled_rules(config, path)
     findings = check_module(ModuleContext(module, path, config), enabled)
     suppressions = Suppressions(source, registry())
-    return sorted((f for f in findings if not suppressions.is_suppressed(f.code, f.line)), key=Finding.sort_key)
+    findings = [f for f in findings if not suppressions.is_suppressed(f.code, f.line)]
+    if enabled.get(USELESS_SUPPRESSION.code):
+        findings.extend(useless_suppressions(suppressions, enabled, path, source))
+    return sorted(findings, key=Finding.sort_key)
 
 
 def _syntax_error(path: str, error: astroid.AstroidSyntaxError) -> Finding:

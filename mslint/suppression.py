@@ -13,25 +13,53 @@ from __future__ import annotations
 import io
 import re
 import tokenize
+from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set, Tuple
 
-from mslint.rules import Registry
+from mslint.findings import Finding
+from mslint.rules import USELESS_SUPPRESSION, Registry
 
 _PRAGMA_RE = re.compile(r"#\s*(mslint|pylint)\s*:\s*(disable-next|disable|enable)\s*=\s*([\w\-, ]+)")
 
 
+@dataclass
+class Pragma:
+    """One name in one `disable` / `disable-next` comment, and whether it suppressed anything."""
+
+    tool: str  # "mslint" or "pylint"
+    action: str  # "disable" or "disable-next"
+    name: str  # as written: MS101, a symbol, E8101, all
+    codes: Set[str]  # the rule codes it names (empty: names no rule)
+    line: int
+    column: int  # 0-based character offset of the name in the line
+    scope: str  # "line", "next line" or "block"
+    used: Set[str] = field(default_factory=set)  # codes it suppressed a finding of
+
+
 class Suppressions:
-    """Which rules are suppressed on which lines of one file."""
+    """Which rules are suppressed on which lines of one file, and which pragmas did it."""
 
     def __init__(self, source: str, rules: Registry, honour_pylint: bool = True):
-        self._lines: Dict[int, Set[str]] = {}  # line -> codes suppressed on exactly that line
-        self._ranges: List[Tuple[int, int, str]] = []  # (first, last, code)
+        self._lines: Dict[int, List[Tuple[str, Pragma]]] = {}  # line -> (code, pragma) for exactly that line
+        self._ranges: List[Tuple[int, int, str, Pragma]] = []  # (first, last, code, pragma)
+        self.pragmas: List[Pragma] = []
         self._parse(source, rules, honour_pylint)
 
-    def is_suppressed(self, code: str, line: int) -> bool:
-        if code in self._lines.get(line, ()):
-            return True
-        return any(first <= line <= last and code == c for first, last, c in self._ranges)
+    def is_suppressed(self, code: str, line: int, by_name_only: bool = False) -> bool:
+        """Whether a finding of `code` on `line` is suppressed; marks the pragmas that do it.
+        `by_name_only`: only pragmas naming that one rule count (not `all`)."""
+        suppressed = False
+        candidates = [(c, p) for c, p in self._lines.get(line, ())]
+        candidates += [(c, p) for first, last, c, p in self._ranges if first <= line <= last]
+        for suppressed_code, pragma in candidates:
+            if suppressed_code == code and (not by_name_only or pragma.codes == {code}):
+                pragma.used.add(code)
+                suppressed = True
+        return suppressed
+
+    def unused(self, tool: str = "mslint") -> List[Pragma]:
+        """`tool`'s disable pragmas that suppressed no finding (or name no rule)."""
+        return [p for p in self.pragmas if p.tool == tool and not p.used]
 
     # -- parsing -----------------------------------------------------------------------
     def _parse(self, source: str, rules: Registry, honour_pylint: bool) -> None:
@@ -41,21 +69,73 @@ class Suppressions:
                 tool, action, names = match.groups()
                 if tool == "pylint" and not honour_pylint:
                     continue
-                codes = _codes(names, rules)
-                if not codes:
-                    continue
-                if action == "disable-next":
-                    for code in codes:
-                        self._lines.setdefault(line_number + 1, set()).add(code)
-                elif action == "disable" and not own_line:
-                    self._lines.setdefault(line_number, set()).update(codes)
-                elif action == "disable":
-                    last = _block_end(lines, line_number, column)
-                    self._ranges.extend((line_number, last, code) for code in codes)
-                else:  # enable on its own line: cut open ranges short
+                if action == "enable":  # on its own line: cut open ranges short
+                    codes = _codes(names, rules)
                     self._ranges = [(first, min(last, line_number - 1) if first <= line_number <= last
-                                     and code in codes else last, code)
-                                    for first, last, code in self._ranges]
+                                     and code in codes else last, code, pragma)
+                                    for first, last, code, pragma in self._ranges]
+                    continue
+                scope = "next line" if action == "disable-next" else "block" if own_line else "line"
+                last = _block_end(lines, line_number, column) if scope == "block" else None
+                names_start = column + match.start(3)
+                for offset, name in _names(names):
+                    pragma = Pragma(tool, action, name, _codes(name, rules), line_number, names_start + offset, scope)
+                    self.pragmas.append(pragma)
+                    for code in sorted(pragma.codes):
+                        if scope == "block":
+                            self._ranges.append((line_number, last, code, pragma))
+                        else:
+                            target = line_number + 1 if scope == "next line" else line_number
+                            self._lines.setdefault(target, []).append((code, pragma))
+
+
+def useless_suppressions(suppressions: Suppressions, enabled: Dict[str, bool], path: str,
+                         source: str) -> List[Finding]:
+    """MS006 findings: `# mslint:` disable pragmas that suppressed nothing.
+
+    Call it after every other finding went through `suppressions.is_suppressed`.  A name
+    is judged only when a rule it names ran on this file (a pragma for a rule that is
+    not selected may serve another configuration); a name that is no rule is always
+    useless.  `# mslint: disable=unused-suppression` (by that name, not `all`) keeps a
+    pragma on its line on purpose.
+    """
+    lines = source.splitlines()
+    findings = []
+    keepers = [p for p in suppressions.unused("mslint") if p.codes == {USELESS_SUPPRESSION.code}]
+    for pragma in suppressions.unused("mslint"):
+        if pragma in keepers:
+            continue  # judged last, by whether it kept an MS006 finding quiet
+        finding = _useless(pragma, enabled, path, lines)
+        if finding and not suppressions.is_suppressed(finding.code, finding.line, by_name_only=True):
+            findings.append(finding)
+    findings.extend(f for f in (_useless(p, enabled, path, lines) for p in keepers if not p.used) if f)
+    return findings
+
+
+def _useless(pragma: Pragma, enabled: Dict[str, bool], path: str, lines: List[str]) -> Optional[Finding]:
+    spelled = f"`# mslint: {pragma.action}={pragma.name}`"
+    if not pragma.codes:
+        message = f"{spelled} names no mslint rule: it suppresses nothing"
+    elif any(enabled.get(code) for code in pragma.codes):
+        where = {"line": "on this line", "next line": "on the next line", "block": "in this block"}[pragma.scope]
+        which = "no finding" if len(pragma.codes) > 1 else f"no {next(iter(pragma.codes))} finding"
+        message = f"{spelled} suppresses nothing: there is {which} {where}"
+    else:
+        return None
+    text = lines[pragma.line - 1] if pragma.line <= len(lines) else ""
+    start = len(text[:pragma.column].encode("utf-8"))
+    end = start + len(pragma.name.encode("utf-8"))
+    return Finding(USELESS_SUPPRESSION, path, pragma.line, start, pragma.line, end, message)
+
+
+def _names(names: str):
+    """(offset, name) for each comma-separated name."""
+    offset = 0
+    for raw in names.split(","):
+        name = raw.strip()
+        if name:
+            yield offset + raw.index(name), name
+        offset += len(raw) + 1
 
 
 def _codes(names: str, rules: Registry) -> Set[str]:

@@ -1,0 +1,138 @@
+"""The user guide stays true: generated rule index, configuration keys, CI recipes, links."""
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+from mslint.cli import main
+from mslint.config import CONFIG_KEYS
+
+REPO = Path(__file__).resolve().parent.parent
+DOCS = REPO / "docs"
+
+NET = """
+import mindspore as ms
+from mindspore import nn
+
+
+class Net(nn.Cell):
+    def construct(self, x):
+        y = x.asnumpy()
+        return ms.Tensor(y)
+"""
+
+
+def _script(name):
+    spec = importlib.util.spec_from_file_location(name, REPO / "scripts" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_rule_index_is_current():
+    index = _script("generate_rule_index")
+    assert (DOCS / "rules" / "index.md").read_text(encoding="utf-8") == index.render(), \
+        "docs/rules/index.md is stale: run python scripts/generate_rule_index.py"
+
+
+def test_rule_index_lists_every_rule_with_a_link_to_its_page():
+    from mslint.rules import registry
+
+    text = (DOCS / "rules" / "index.md").read_text(encoding="utf-8")
+    for rule in registry():
+        assert f"| [{rule.code}]({rule.code}.md) | `{rule.symbol}` | {rule.severity} |" in text
+
+
+def documented_config_keys():
+    lines = (DOCS / "configuration.md").read_text(encoding="utf-8").splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("| key |"))
+    keys = []
+    for line in lines[start + 2:]:
+        if not line.startswith("|"):
+            break
+        keys.append(re.match(r"^\| `([^`]+)` \|", line).group(1))
+    return keys
+
+
+def test_configuration_reference_documents_exactly_the_config_keys():
+    assert sorted(documented_config_keys()) == sorted(CONFIG_KEYS)
+
+
+def test_relative_links_in_the_docs_resolve():
+    broken = []
+    for page in list(DOCS.glob("*.md")) + [DOCS / "rules" / "index.md"]:
+        for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", page.read_text(encoding="utf-8")):
+            if "://" not in target and not (page.parent / target).exists():
+                broken.append(f"{page.relative_to(REPO)}: {target}")
+    assert not broken
+
+
+def code_blocks(page, language):
+    return re.findall(rf"```{language}\n(.*?)```", (DOCS / page).read_text(encoding="utf-8"), re.S)
+
+
+def github_workflow():
+    (workflow,) = [b for b in code_blocks("ci.md", "yaml") if "upload-sarif" in b]
+    return workflow
+
+
+def workflow_mslint_commands(workflow):
+    return [line.split("run:", 1)[1].strip() for line in workflow.splitlines()
+            if line.strip().startswith("run: mslint") or line.strip().startswith("- run: mslint")]
+
+
+def test_github_workflow_uploads_the_sarif_mslint_writes(project, monkeypatch, capsys):
+    workflow = github_workflow()
+    assert "security-events: write" in workflow
+    assert "github/codeql-action/upload-sarif@" in workflow
+    sarif_file = re.search(r"sarif_file:\s*(\S+)", workflow).group(1)
+    commands = workflow_mslint_commands(workflow)
+    (sarif_command,) = [c for c in commands if "--format sarif" in c]
+    assert sarif_command.endswith(f"> {sarif_file}")
+    assert "--exit-zero" in sarif_command  # so the upload step runs when there are findings
+    assert any("--format github" in c for c in commands)
+
+    project.write("net.py", NET)
+    monkeypatch.chdir(project.root)
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    for command in commands:  # the commands as written (output redirection aside) work
+        argv = shlex.split(command.split(">")[0])
+        assert argv[0] == "mslint"
+        status = main(argv[1:])
+        out = capsys.readouterr().out
+        if "--format sarif" in command:
+            assert status == 0 and json.loads(out)["runs"][0]["results"][0]["ruleId"] == "MS101"
+        else:
+            assert status == 1 and out.startswith("::error file=net.py,line=7,")
+
+
+def test_gitlab_code_quality_recipe_produces_a_report(project, monkeypatch, capsys):
+    (converter,) = [b for b in code_blocks("ci.md", "python") if "code quality" in b]
+    (gitlab,) = [b for b in code_blocks("ci.md", "yaml") if "codequality:" in b]
+    report_name = re.search(r"codequality:\s*(\S+)", gitlab).group(1)
+    assert f"> {report_name}" in gitlab
+    project.write("net.py", NET)
+    monkeypatch.chdir(project.root)
+    assert main(["--format", "json", "--exit-zero", "."]) == 0
+    findings = capsys.readouterr().out
+    result = subprocess.run([sys.executable, "-c", converter], input=findings, capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode == 0, result.stderr
+    (issue,) = json.loads(result.stdout)
+    assert issue["check_name"] == "MS101 tensor-to-numpy-in-graph" and issue["severity"] == "major"
+    assert issue["location"] == {"path": "net.py", "lines": {"begin": 7}}
+    assert issue["description"].startswith("MS101 'x.asnumpy()'") and len(issue["fingerprint"]) == 64
+
+
+def test_editors_page_covers_each_editor_with_the_plugin():
+    text = (DOCS / "editors.md").read_text(encoding="utf-8")
+    sections = re.split(r"^## ", text, flags=re.M)[1:]
+    titles = [s.splitlines()[0] for s in sections]
+    assert titles == ["VS Code", "PyCharm", "Vim and Neovim"]
+    for section in sections:
+        assert "--load-plugins=mslint" in section
