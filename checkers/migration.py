@@ -465,6 +465,21 @@ def _self_attribute_targets(statement) -> Iterator[nodes.AssignAttr]:
             yield target
 
 
+def _set_from_argument(ctx: ModuleContext, cls: nodes.ClassDef, name: str) -> bool:
+    """`self.name = arg` in __init__ (or another non-graph method) with `arg` one of its parameters:
+    the attribute's type (a Parameter?) is unknown."""
+    for klass in ctx.classes.mro(cls):
+        for method in klass.mymethods():
+            if method.name in ("construct", "bprop") or ctx.classes.jit_decorator(method) is not None:
+                continue
+            arguments = {a.name for a in method.args.arguments or ()}
+            for target in method.nodes_of_class(nodes.AssignAttr):
+                value = getattr(target.parent, "value", None)
+                if target.attrname == name and isinstance(value, nodes.Name) and value.name in arguments:
+                    return True
+    return False
+
+
 @implements(ATTRIBUTE_ASSIGNMENT)
 def check_attribute_assignment(ctx: ModuleContext) -> Iterator[Finding]:
     for statement, gf in ctx.graph_nodes(nodes.Assign, nodes.AugAssign, nodes.AnnAssign):
@@ -474,7 +489,8 @@ def check_attribute_assignment(ctx: ModuleContext) -> Iterator[Finding]:
         for target in _self_attribute_targets(statement):
             name = target.attrname
             fact = ctx.class_facts(cls).get(name)
-            if fact is not None and (fact.has("parameter") or fact.kind == Kind.UNKNOWN):
+            if fact is not None and (fact.has("parameter") or fact.kind == Kind.UNKNOWN
+                                     or _set_from_argument(ctx, cls, name)):
                 continue  # a Parameter, or nothing known about it
             if fact is None:
                 strict_error = f"AttributeError: The '{cls.name}' object has no attribute '{name}'."
