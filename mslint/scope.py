@@ -163,8 +163,7 @@ class GraphScope:
             for name in ("construct", "bprop"):
                 method = self.classes.lookup_method(cls, name)
                 if method is not None and not self.classes.is_constexpr(method):
-                    own = self.classes.jit_decorator(method)  # @jit(fullgraph=True) def construct: strict
-                    yield self._make(method, cls, name, (), strict or (own is not None and self._decorator_strict(own)))
+                    yield self._make(method, cls, name, (), strict)
         for function in module.nodes_of_class(nodes.FunctionDef):
             decorator = self.classes.jit_decorator(function)
             if decorator is None or self._bytecode_only(decorator):
