@@ -6,7 +6,7 @@ the `mindspore` extra installed after upgrading MindSpore:
     python scripts/generate_api_tables.py            # rewrite the shipped file
     python scripts/generate_api_tables.py --check    # exit 1 if the shipped file is stale
 
-tests/test_api_tables.py runs the --check comparison when MindSpore is importable.
+tests/test_api_tables.py (and tests/test_migration.py) run the --check comparison when MindSpore is importable.
 """
 from __future__ import annotations
 
@@ -26,6 +26,9 @@ CELL_MODULES = (
     "mindspore.nn.optim", "mindspore.mint.nn", "mindspore.nn.probability.distribution",
 )
 # Third-party modules whose functions we suggest replacements for, and where to look.
+# Public namespaces whose re-exports of forbidden functions and classes get their own
+# spelling in the table (`mindspore.set_context` is `mindspore.context.set_context`).
+FORBIDDEN_ALIAS_NAMESPACES = ("mindspore", "mindspore.common", "mindspore.nn", "mindspore.graph", "mindspore.graph.api")
 REPLACEMENT_SOURCES = {
     "numpy": ("mindspore.ops", "mindspore.numpy"),
     "scipy.special": ("mindspore.ops",),
@@ -46,6 +49,39 @@ def _numpy_names(name: str) -> set:
     except ImportError:
         return set()
     return {n for n in dir(module) if not n.startswith("_") and inspect.isroutine(getattr(module, n, None))}
+
+
+def _forbidden_aliases(forbidden) -> dict:
+    """Every public spelling of a function or class the JIT registry forbids -> the name MindSpore reports.
+
+    Members of a forbidden module (defined there, not merely imported) and module-level
+    functions / classes (through `Class.__init__`) of the forbidden-method registry."""
+    targets = {}  # id(object) -> reported name
+    for modname in sorted(forbidden.get_jit_forbidden_module()):
+        module = importlib.import_module(modname)
+        for name in dir(module):
+            value = getattr(module, name, None)
+            if not name.startswith("_") and callable(value) and getattr(value, "__module__", None) == modname:
+                targets[id(value)] = f"{modname}.{name}"
+    for entry in forbidden.get_jit_forbidden_method():
+        parts = entry.split(".")
+        if parts[-1] == "__init__":  # creating the class is forbidden
+            parts = parts[:-1]
+        modname, name = ".".join(parts[:-1]), parts[-1]
+        try:  # module-level functions and classes only; methods are matched by their class
+            module = importlib.import_module(modname)
+        except ImportError:
+            continue
+        if hasattr(module, name):
+            targets[id(getattr(module, name))] = f"{modname}.{name}"
+    aliases = {reported: reported for reported in targets.values()}
+    for namespace in FORBIDDEN_ALIAS_NAMESPACES:
+        module = importlib.import_module(namespace)
+        for name in dir(module):
+            value = getattr(module, name, None)
+            if value is not None and id(value) in targets:
+                aliases[f"{namespace}.{name}"] = targets[id(value)]
+    return aliases
 
 
 def build_tables() -> dict:
@@ -79,6 +115,7 @@ def build_tables() -> dict:
         "cell_classes": sorted(cell_classes),
         "jit_forbidden_methods": sorted(forbidden.get_jit_forbidden_method()),
         "jit_forbidden_modules": sorted(forbidden.get_jit_forbidden_module()),
+        "jit_forbidden_aliases": _forbidden_aliases(forbidden),
         "replacements": replacements,
     }
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import os
 from functools import lru_cache
-from typing import FrozenSet, List
+from typing import FrozenSet, List, Optional
 
 _API_FILE = os.path.join(os.path.dirname(__file__), "mindspore_api.json")
 
@@ -40,3 +40,8 @@ def jit_forbidden_methods() -> FrozenSet[str]:
 @lru_cache(maxsize=1)
 def jit_forbidden_modules() -> FrozenSet[str]:
     return frozenset(api_tables()["jit_forbidden_modules"])
+
+
+def jit_forbidden_name(qualname: str) -> Optional[str]:
+    """The name MindSpore reports for a function or class it forbids in graph code, in any public spelling."""
+    return api_tables().get("jit_forbidden_aliases", {}).get(qualname)

@@ -1,0 +1,512 @@
+"""MS7xx: pitfalls of code migrated from PyTorch, and APIs the migration guide keeps out of construct.
+
+Three rules look at layer constructors anywhere in the module (usually `__init__`):
+Conv padding without `pad_mode="pad"`, `nn.Dropout` given a keep probability, BatchNorm
+`momentum` written the PyTorch way.  The rest look at graph scope: cells and Parameters
+created there, `set_data`, APIs MindSpore's JIT registry forbids, `isinstance` with a
+list, and assignments to `self` attributes that are not Parameters.
+"""
+from __future__ import annotations
+
+from typing import Dict, Iterator, List, Optional, Tuple
+
+from astroid import nodes
+
+from mslint import data
+from mslint import mindspore_names as msn
+from mslint.classes import keyword_value
+from mslint.context import ModuleContext
+from mslint.findings import Finding
+from mslint.lattice import Kind
+from mslint.rules import Rule, implements
+
+CONV_PADDING = Rule(
+    "MS701", "conv-padding-without-pad-mode", "error",
+    "An nn.Conv layer is given `padding` without `pad_mode=\"pad\"`: construction fails.",
+    "MindSpore's nn.Conv* default to pad_mode='same'; explicit padding needs pad_mode=\"pad\" "
+    "(nn.Conv2d(3, 12, 3, pad_mode=\"pad\", padding=1)), or use mint.nn.Conv2d, which takes PyTorch's arguments.",
+)
+CONV_IMPLICIT_SAME = Rule(
+    "MS702", "conv-implicit-same-padding", "info",
+    "An nn.Conv layer relies on MindSpore's defaults (pad_mode='same', no bias), which differ from PyTorch's.",
+    "When porting, state pad_mode (\"pad\" with padding=..., \"valid\" for PyTorch's padding=0) and has_bias=True "
+    "if the PyTorch layer had a bias.",
+    default_enabled=False,
+)
+DROPOUT_KEEP_PROB = Rule(
+    "MS703", "dropout-keep-prob", "warning",
+    "nn.Dropout is given a keep probability (its first positional parameter is the deprecated keep_prob).",
+    "Pass the drop probability by keyword: torch.nn.Dropout(0.1) becomes nn.Dropout(p=0.1); "
+    "nn.Dropout(keep_prob=k) becomes nn.Dropout(p=1 - k).",
+)
+BN_TORCH_MOMENTUM = Rule(
+    "MS704", "batchnorm-torch-momentum", "warning",
+    "nn.BatchNorm is given PyTorch's momentum; MindSpore's momentum is 1 - PyTorch's.",
+    "Convert the value: MindSpore momentum = 1 - PyTorch momentum (PyTorch's 0.1 is MindSpore's default 0.9).",
+)
+CELL_IN_GRAPH = Rule(
+    "MS705", "parametric-cell-in-graph", "error",
+    "A cell that owns Parameters (nn.Dense, nn.Conv2d, ...) is created in graph code.",
+    "Declare layers and sub-cells in __init__ (self.fc = nn.Dense(3, 2)) and only call them in construct.",
+)
+PARAMETER_IN_GRAPH = Rule(
+    "MS706", "parameter-created-in-graph", "error",
+    "A Parameter is created in graph code.",
+    "Create Parameters in __init__ and update them in construct with ops.assign (or `self.w = value`).",
+)
+SET_DATA_IN_GRAPH = Rule(
+    "MS707", "parameter-set-data-in-graph", "error",
+    "Parameter.set_data is called in graph code.",
+    "Change a Parameter inside the network with ops.assign(self.w, value) (or `self.w = value`); "
+    "call set_data outside construct.",
+)
+FORBIDDEN_API = Rule(
+    "MS708", "jit-forbidden-api-in-graph", "error",
+    "An API MindSpore forbids in graph code (initializer, set_context, trainable_params, hooks, ...) is called there.",
+    "Call it outside the compiled code, for example in __init__ or in the training script, and keep the result.",
+)
+ISINSTANCE_LIST = Rule(
+    "MS709", "isinstance-list-arg", "error",
+    "isinstance() is given a list of types.",
+    "Pass a tuple of types: isinstance(x, (A, B)).",
+)
+ATTRIBUTE_ASSIGNMENT = Rule(
+    "MS710", "non-parameter-attribute-assignment", "info",
+    "Graph code assigns a `self` attribute that is not a Parameter: an error under STRICT, allowed under LAX.",
+    "Keep state that graph code changes in a Parameter created in __init__ and update it with ops.assign "
+    "(or `self.w = value`), or return the new value instead of storing it.",
+)
+RULES = (CONV_PADDING, CONV_IMPLICIT_SAME, DROPOUT_KEEP_PROB, BN_TORCH_MOMENTUM, CELL_IN_GRAPH,
+         PARAMETER_IN_GRAPH, SET_DATA_IN_GRAPH, FORBIDDEN_API, ISINSTANCE_LIST, ATTRIBUTE_ASSIGNMENT)
+
+# MS704's threshold: below it a momentum reads as PyTorch's (design.md has no config key for it).
+BN_MOMENTUM_THRESHOLD = 0.5
+
+# mindspore.nn conv layers: the positions of pad_mode, padding and has_bias in their signatures (2.10).
+_CONV_LAYERS: Dict[str, Tuple[int, int, int]] = {
+    "Conv1d": (4, 5, 8), "Conv2d": (4, 5, 8), "Conv3d": (4, 5, 8),
+    "Conv1dTranspose": (4, 5, 8), "Conv2dTranspose": (4, 5, 9), "Conv3dTranspose": (4, 5, 9),
+}
+# The primitive each layer's construction error names (2.10).
+_CONV_PRIMITIVES = {
+    "Conv1d": "Conv2D", "Conv2d": "Conv2D", "Conv3d": "Conv3D", "Conv1dTranspose": "Conv2DBackpropInput",
+    "Conv2dTranspose": "Conv2DTranspose", "Conv3dTranspose": "Conv3DTranspose",
+}
+_BATCHNORM_LAYERS = frozenset({"BatchNorm1d", "BatchNorm2d", "BatchNorm3d"})
+_BN_MOMENTUM_POSITION = 2
+# MindSpore cells (mindspore.nn and mindspore.mint.nn) that own Parameters.
+_PARAMETRIC_CELLS = frozenset({
+    "Dense", "BiDense", "Linear", "Conv1d", "Conv2d", "Conv3d", "Conv1dTranspose", "Conv2dTranspose",
+    "Conv3dTranspose", "ConvTranspose2d", "Conv2dBnAct", "DenseBnAct", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d",
+    "SyncBatchNorm", "LayerNorm", "LayerNormExt", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d",
+    "InstanceNorm3d", "Embedding", "EmbeddingExt", "EmbeddingLookup", "MultiFieldEmbeddingLookup", "LSTM",
+    "LSTMCell", "GRU", "GRUCell", "RNN", "RNNCell", "PReLU", "PReLUExt", "MultiheadAttention", "Transformer",
+    "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer", "TransformerDecoderLayer",
+})
+# Classes of the forbidden-method registry, and the lattice tag a receiver of that class carries.
+_RECEIVER_TAGS = {
+    "mindspore.nn.cell.Cell": "cell",
+    "mindspore.common.tensor.Tensor": "tensor",
+    "mindspore.common.parameter.Parameter": "parameter",
+}
+_STRICT_ATTRIBUTE_ERROR = ("AttributeError: In JIT strict mode, cannot get attributes {name} or the {type} object "
+                           "has no attribute: '{name}'")
+
+
+# -- constructor calls anywhere in the module -----------------------------------------------
+def _nn_layer_calls(ctx: ModuleContext) -> List[Tuple[nodes.Call, str]]:
+    """(call, class name) for every call of a mindspore.nn (not mint.nn) class in the module."""
+    cached = ctx.memo.get("ms7.nn_calls")
+    if cached is None:
+        cached = []
+        for call in ctx.module.nodes_of_class(nodes.Call):
+            qualname = ctx.qualname(call.func)
+            if not msn.is_mindspore(qualname):
+                continue
+            parts = qualname.split(".")
+            if len(parts) >= 3 and parts[1] == "nn":
+                cached.append((call, parts[-1]))
+        ctx.memo["ms7.nn_calls"] = cached
+    return cached
+
+
+def _opaque(call: nodes.Call) -> bool:
+    """`*args` or `**kwargs` in the call: which parameter gets what is unknown."""
+    return any(isinstance(a, nodes.Starred) for a in call.args) or any(k.arg is None for k in call.keywords or ())
+
+
+def _argument(call: nodes.Call, name: str, position: int):
+    if any(isinstance(a, nodes.Starred) for a in call.args[:position + 1]):
+        return keyword_value(call, name)
+    return keyword_value(call, name, position)
+
+
+def _number(node) -> Optional[float]:
+    if isinstance(node, nodes.Const) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+        return node.value
+    if isinstance(node, nodes.UnaryOp) and node.op == "-":
+        value = _number(node.operand)
+        return -value if value is not None else None
+    return None
+
+
+def _is_zero(node) -> bool:
+    if isinstance(node, (nodes.Tuple, nodes.List)):
+        return all(_is_zero(e) for e in node.elts)
+    return _number(node) == 0
+
+
+def _layer(call: nodes.Call) -> str:
+    text = call.func.as_string()
+    return text if len(text) <= 40 else "..." + text[-37:]
+
+
+def _conv_padding_problem(call: nodes.Call, name: str):
+    """(padding node, pad_mode node or None) when a conv layer is padded without pad_mode="pad"."""
+    pad_mode_at, padding_at, _ = _CONV_LAYERS[name]
+    padding = _argument(call, "padding", padding_at)
+    if padding is None or _is_zero(padding):
+        return None
+    pad_mode = _argument(call, "pad_mode", pad_mode_at)
+    if pad_mode is None:
+        return None if _opaque(call) else (padding, None)
+    if isinstance(pad_mode, nodes.Const) and isinstance(pad_mode.value, str) and pad_mode.value.lower() != "pad":
+        return padding, pad_mode
+    return None  # pad="pad", or a pad_mode the analysis cannot read
+
+
+@implements(CONV_PADDING)
+def check_conv_padding(ctx: ModuleContext) -> Iterator[Finding]:
+    for call, name in _nn_layer_calls(ctx):
+        if name not in _CONV_LAYERS:
+            continue
+        problem = _conv_padding_problem(call, name)
+        if problem is None:
+            continue
+        padding, pad_mode = problem
+        mode = pad_mode.value if pad_mode is not None else "same"
+        given = "pad_mode='{}'".format(mode) if pad_mode is not None else "no pad_mode (default 'same')"
+        hedge = "" if _number(padding) is not None or isinstance(padding, (nodes.Tuple, nodes.List)) else \
+            " unless it is 0"
+        yield ctx.finding(
+            CONV_PADDING, call,
+            f"'{_layer(call)}' gets padding={padding.as_string()} with {given}: construction fails{hedge} "
+            f"(ValueError: For '{_CONV_PRIMITIVES[name]}', the 'pad' must be zero ... when 'pad_mode' is not "
+            f"'pad', but got 'pad' ... 'pad_mode' ... {mode}); add pad_mode=\"pad\"",
+        )
+
+
+@implements(CONV_IMPLICIT_SAME)
+def check_conv_implicit_same(ctx: ModuleContext) -> Iterator[Finding]:
+    for call, name in _nn_layer_calls(ctx):
+        if name not in _CONV_LAYERS or _opaque(call):
+            continue
+        pad_mode_at, _, has_bias_at = _CONV_LAYERS[name]
+        if _argument(call, "pad_mode", pad_mode_at) is not None or _conv_padding_problem(call, name):
+            continue
+        bias = "" if _argument(call, "has_bias", has_bias_at) is not None else \
+            " and has no bias (has_bias=False; PyTorch's default is bias=True)"
+        yield ctx.finding(
+            CONV_IMPLICIT_SAME, call,
+            f"'{_layer(call)}' has no pad_mode: it pads to keep the size (pad_mode='same'; PyTorch pads nothing "
+            f"by default){bias}; state pad_mode and has_bias when porting",
+        )
+
+
+@implements(DROPOUT_KEEP_PROB)
+def check_dropout_keep_prob(ctx: ModuleContext) -> Iterator[Finding]:
+    for call, name in _nn_layer_calls(ctx):
+        if name != "Dropout":
+            continue
+        keyword = keyword_value(call, "keep_prob")
+        positional = call.args[0] if call.args and not isinstance(call.args[0], nodes.Starred) else None
+        value = keyword if keyword is not None else positional
+        if value is None:
+            continue
+        keep = _number(value)
+        spelled = value.as_string()
+        if keyword is None:
+            effect = (f"keeps {keep:.0%} and zeroes {1 - keep:.0%} of the activations in training"
+                      if keep is not None and 0 < keep <= 1 else "is the probability of KEEPING an activation")
+            yield ctx.finding(
+                DROPOUT_KEEP_PROB, call,
+                f"'{_layer(call)}({spelled})' binds keep_prob={spelled}, not PyTorch's drop probability: it {effect}; "
+                f"keep_prob is deprecated ('please use p instead'): write p={spelled} if {spelled} is the "
+                f"drop rate, p=1 - {spelled} if it is the keep rate",
+            )
+        else:
+            drop = f"p={round(1 - keep, 6)}" if keep is not None else f"p=1 - {spelled}"
+            yield ctx.finding(
+                DROPOUT_KEEP_PROB, call,
+                f"'{_layer(call)}(keep_prob={spelled})' uses the deprecated keep probability ('For Dropout, this "
+                f"parameter keep_prob will be deprecated, please use p instead'); write {drop}",
+            )
+
+
+@implements(BN_TORCH_MOMENTUM)
+def check_batchnorm_momentum(ctx: ModuleContext) -> Iterator[Finding]:
+    for call, name in _nn_layer_calls(ctx):
+        if name not in _BATCHNORM_LAYERS:
+            continue
+        momentum = _number(_argument(call, "momentum", _BN_MOMENTUM_POSITION))
+        if momentum is None or not 0 <= momentum < BN_MOMENTUM_THRESHOLD:
+            continue
+        yield ctx.finding(
+            BN_TORCH_MOMENTUM, call,
+            f"'{_layer(call)}(..., momentum={momentum})' looks like PyTorch's momentum: MindSpore updates "
+            f"moving = momentum * moving + (1 - momentum) * batch, so the running statistics keep only "
+            f"{momentum:.0%} of their history per step; PyTorch's {momentum} is MindSpore's "
+            f"momentum={round(1 - momentum, 6)}",
+        )
+
+
+# -- graph scope ---------------------------------------------------------------------------
+def _owns_parameters(ctx: ModuleContext, cls: nodes.ClassDef, seen=None) -> bool:
+    """A project Cell whose non-graph methods store a Parameter or a parametric cell on self."""
+    seen = set() if seen is None else seen
+    if cls in seen:
+        return False
+    seen.add(cls)
+    for value in ctx.class_facts(cls).values.values():
+        if value.has("parameter"):
+            return True
+        if value.has("cell") and value.cls and _is_parametric_mindspore(value.cls):
+            return True
+        if isinstance(value.node, nodes.ClassDef) and ctx.classes.is_cell(value.node) and \
+                _owns_parameters(ctx, value.node, seen):
+            return True
+    return False
+
+
+def _is_parametric_mindspore(qualname: str) -> bool:
+    return msn.is_cell_class_name(qualname) and qualname.rsplit(".", 1)[-1] in _PARAMETRIC_CELLS
+
+
+@implements(CELL_IN_GRAPH)
+def check_cell_in_graph(ctx: ModuleContext) -> Iterator[Finding]:
+    for call, gf in ctx.graph_nodes(nodes.Call):
+        qualname = ctx.qualname(call.func)
+        if qualname and msn.is_mindspore(qualname):
+            if not _is_parametric_mindspore(qualname):
+                continue
+        else:
+            definition = ctx.resolver.resolve_callable(call.func)
+            if not (isinstance(definition, nodes.ClassDef) and ctx.classes.is_cell(definition)
+                    and _owns_parameters(ctx, definition)):
+                continue
+        name = call.func.as_string()
+        arguments = list(call.args) + [k.value for k in call.keywords or ()]
+        variable = next((i for i, a in enumerate(arguments) if ctx.value(a, gf).is_var), None)
+        if variable is not None:
+            consequence = (f"compilation fails (TypeError: When creating an instance of "
+                           f"'{name.rsplit('.', 1)[-1]}', all arguments are required to be constants, but input "
+                           f"{variable} is a variable)")
+        else:
+            consequence = ("it is built once, at compile time: its randomly initialised parameters are frozen "
+                           "into the graph and never trained (they are not in trainable_params())")
+        yield ctx.finding(
+            CELL_IN_GRAPH, call,
+            f"'{name}(...)' creates a cell with parameters in graph code: {consequence}; create it in __init__",
+            gf,
+        )
+
+
+@implements(PARAMETER_IN_GRAPH)
+def check_parameter_in_graph(ctx: ModuleContext) -> Iterator[Finding]:
+    for call, gf in ctx.graph_nodes(nodes.Call):
+        if ctx.qualname(call.func) not in msn.PARAMETER_CLASSES:
+            continue
+        yield ctx.finding(
+            PARAMETER_IN_GRAPH, call,
+            f"'{call.func.as_string()}(...)' in graph code fails to compile (ValueError: Failed to compile in "
+            "GRAPH_MODE because creating class 'mindspore.common.parameter.Parameter' instances is not supported "
+            "in 'construct' or @jit decorated function); create it in __init__",
+            gf,
+        )
+
+
+def _project_class_of(ctx: ModuleContext, receiver, gf) -> Optional[nodes.ClassDef]:
+    """The project class of a method call's receiver (`self`, or an object the lattice knows), if any."""
+    if isinstance(receiver, nodes.Name) and receiver.name == "self":
+        return gf.self_class
+    node = ctx.value(receiver, gf).node
+    return node if isinstance(node, nodes.ClassDef) else None
+
+
+def _user_method(ctx: ModuleContext, receiver, gf, name: str) -> bool:
+    """The receiver's own (project) class defines the method: it is not MindSpore's."""
+    cls = _project_class_of(ctx, receiver, gf)
+    return cls is not None and ctx.classes.lookup_method(cls, name) is not None
+
+
+@implements(SET_DATA_IN_GRAPH)
+def check_set_data_in_graph(ctx: ModuleContext) -> Iterator[Finding]:
+    for call, gf in ctx.graph_nodes(nodes.Call):
+        func = call.func
+        if not isinstance(func, nodes.Attribute) or func.attrname != "set_data":
+            continue
+        receiver = ctx.value(func.expr, gf)
+        if _user_method(ctx, func.expr, gf, "set_data") or receiver.has("object") or receiver.has("cell"):
+            continue
+        if gf.strict:
+            error = _STRICT_ATTRIBUTE_ERROR.format(name="set_data", type="Ref[Tensor[...]]")
+        else:
+            error = ("RuntimeError: Failed to compile in GRAPH_MODE because the 'Parameter' object's method "
+                     "'set_data' is not supported in 'construct' or function with @jit decorator")
+        yield ctx.finding(
+            SET_DATA_IN_GRAPH, call,
+            f"'{func.as_string()}(...)' in graph code fails to compile ({error}); use "
+            f"ops.assign({func.expr.as_string()}, value)",
+            gf,
+        )
+
+
+def _forbidden_methods() -> Dict[str, List[Tuple[str, str]]]:
+    """method name -> [(receiver tag, name MindSpore reports)] from the shipped registry table."""
+    table: Dict[str, List[Tuple[str, str]]] = {}
+    for entry in sorted(data.jit_forbidden_methods()):
+        owner, _, method = entry.rpartition(".")
+        tag = _RECEIVER_TAGS.get(owner)
+        if tag is not None and entry != "mindspore.common.parameter.Parameter.set_data":  # MS707's
+            table.setdefault(method, []).append((tag, entry))
+    return table
+
+
+def _receiver_is(ctx: ModuleContext, receiver, gf, tag: str) -> bool:
+    if tag == "cell":
+        if isinstance(receiver, nodes.Call) and isinstance(receiver.func, nodes.Name) and receiver.func.name == "super":
+            return gf.self_class is not None and ctx.classes.is_cell(gf.self_class)
+        cls = _project_class_of(ctx, receiver, gf)
+        if cls is not None:
+            return ctx.classes.is_cell(cls)
+        return ctx.value(receiver, gf).has("cell")
+    value = ctx.value(receiver, gf)
+    if tag == "parameter":
+        return value.has("parameter")
+    return value.has("tensor") or value.has("parameter") or (value.is_var and not value.tags & {"ndarray", "object"})
+
+
+def _forbidden_message(reported: str, kind: str, strict: bool, receiver_tag: Optional[str] = None) -> str:
+    if receiver_tag in ("tensor", "parameter"):
+        owner, _, method = reported.rpartition(".")
+        short = owner.rsplit(".", 1)[-1]
+        if strict:
+            return _STRICT_ATTRIBUTE_ERROR.format(name=method, type=f"{short}[...]")
+        return (f"RuntimeError: Failed to compile in GRAPH_MODE because the '{short}' object's method '{method}' "
+                "is not supported in 'construct' or function with @jit decorator")
+    return (f"RuntimeError: Failed to compile in GRAPH_MODE because the {kind} '{reported}' is not supported in "
+            "'construct' or function with @jit decorator")
+
+
+@implements(FORBIDDEN_API)
+def check_forbidden_api(ctx: ModuleContext) -> Iterator[Finding]:
+    methods = _forbidden_methods()
+    for call, gf in ctx.graph_nodes(nodes.Call):
+        func = call.func
+        qualname = ctx.call_qualname(call, gf)
+        reported = data.jit_forbidden_name(qualname) if msn.is_mindspore(qualname) else None
+        if reported is not None:
+            last = reported.rsplit(".", 1)[-1]
+            kind = "class" if last[:1].isupper() or last.startswith("saved_tensors") else "method or function"
+            yield ctx.finding(
+                FORBIDDEN_API, call,
+                f"'{func.as_string()}(...)' is forbidden in graph code: {_forbidden_message(reported, kind, gf.strict)};"
+                " call it outside the compiled code (e.g. in __init__)",
+                gf,
+            )
+            continue
+        if not isinstance(func, nodes.Attribute) or func.attrname not in methods or qualname:
+            continue
+        for tag, entry in methods[func.attrname]:
+            if not _receiver_is(ctx, func.expr, gf, tag) or _user_method(ctx, func.expr, gf, func.attrname):
+                continue
+            yield ctx.finding(
+                FORBIDDEN_API, call,
+                f"'{func.as_string()}(...)' is forbidden in graph code: "
+                f"{_forbidden_message(entry, 'method or function', gf.strict, tag)}; call it outside the compiled "
+                "code (e.g. in __init__) and keep the result",
+                gf,
+            )
+            break
+
+
+@implements(ISINSTANCE_LIST)
+def check_isinstance_list(ctx: ModuleContext) -> Iterator[Finding]:
+    for call, gf in ctx.graph_nodes(nodes.Call):
+        if len(call.args) < 2 or not isinstance(call.args[1], (nodes.List, nodes.ListComp)):
+            continue
+        if ctx.qualname(call.func) != "builtins.isinstance":
+            continue
+        types = call.args[1]
+        if isinstance(types, nodes.List):
+            elements = ", ".join(e.as_string() for e in types.elts)
+            fixed = f"the tuple ({elements}{',' if len(types.elts) == 1 else ''})"
+        else:
+            fixed = "a tuple of types"
+        yield ctx.finding(
+            ISINSTANCE_LIST, types,
+            "isinstance() with a list of types fails in graph code, as in Python (TypeError: isinstance() arg 2 "
+            f"must be a type or tuple of types.); pass {fixed}",
+            gf,
+        )
+
+
+def _self_attribute_targets(statement) -> Iterator[nodes.AssignAttr]:
+    targets = statement.targets if isinstance(statement, nodes.Assign) else [statement.target]
+    stack = list(targets)
+    while stack:
+        target = stack.pop(0)
+        if isinstance(target, (nodes.Tuple, nodes.List)):
+            stack[0:0] = target.elts
+        elif isinstance(target, nodes.Starred):
+            stack.insert(0, target.value)
+        elif isinstance(target, nodes.AssignAttr) and isinstance(target.expr, nodes.Name) \
+                and target.expr.name == "self":
+            yield target
+
+
+def _set_from_argument(ctx: ModuleContext, cls: nodes.ClassDef, name: str) -> bool:
+    """`self.name = arg` in __init__ (or another non-graph method) with `arg` one of its parameters:
+    the attribute's type (a Parameter?) is unknown."""
+    for klass in ctx.classes.mro(cls):
+        for method in klass.mymethods():
+            if method.name in ("construct", "bprop") or ctx.classes.jit_decorator(method) is not None:
+                continue
+            arguments = {a.name for a in method.args.arguments or ()}
+            for target in method.nodes_of_class(nodes.AssignAttr):
+                value = getattr(target.parent, "value", None)
+                if target.attrname == name and isinstance(value, nodes.Name) and value.name in arguments:
+                    return True
+    return False
+
+
+@implements(ATTRIBUTE_ASSIGNMENT)
+def check_attribute_assignment(ctx: ModuleContext) -> Iterator[Finding]:
+    for statement, gf in ctx.graph_nodes(nodes.Assign, nodes.AugAssign, nodes.AnnAssign):
+        cls = gf.self_class
+        if cls is None or not ctx.classes.is_cell(cls):
+            continue
+        for target in _self_attribute_targets(statement):
+            name = target.attrname
+            fact = ctx.class_facts(cls).get(name)
+            if fact is not None and (fact.has("parameter") or fact.kind == Kind.UNKNOWN
+                                     or _set_from_argument(ctx, cls, name)):
+                continue  # a Parameter, or nothing known about it
+            if fact is None:
+                strict_error = f"AttributeError: The '{cls.name}' object has no attribute '{name}'."
+                what = "it is not set in __init__"
+            else:
+                strict_error = (f"TypeError: In JIT strict mode, if need to modify a member attribute of a class "
+                                f"with self.{name}, the member attribute must be of the Parameter type.")
+                what = "__init__ does not make it a Parameter"
+            if gf.strict:
+                level = f"this fails under STRICT ({strict_error})"
+            else:
+                level = (f"LAX allows it (the attribute holds the new value after the call), but it is an error "
+                         f"under syntax-level STRICT and @jit(fullgraph=True) ({strict_error})")
+            yield ctx.finding(
+                ATTRIBUTE_ASSIGNMENT, target,
+                f"'self.{name}' is assigned in graph code and {what}: {level}; keep such state in a Parameter "
+                "updated with ops.assign, or return the value",
+                gf,
+            )

@@ -1,0 +1,466 @@
+"""MS7xx: migration pitfalls (constructor arguments anywhere; cells, Parameters and APIs in graph code)."""
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import only
+from mslint import data
+from mslint.rules import registry
+
+
+def lines(findings, code):
+    return [f.line for f in only(findings, code)]
+
+
+# -- MS701 conv-padding-without-pad-mode ------------------------------------------------------
+CONV_BAD = """
+import mindspore as ms
+from mindspore import nn
+import mindspore.nn as msnn
+from mindspore.nn import Conv2dTranspose
+
+
+class Net(nn.Cell):
+    def __init__(self, k):
+        super().__init__()
+        self.a = nn.Conv2d(3, 12, 3, padding=1)
+        self.b = ms.nn.Conv1d(3, 12, 3, 1, "same", 1)
+        self.c = msnn.Conv3d(3, 12, 3, pad_mode="valid", padding=(1, 1, 1, 1, 1, 1))
+        self.d = Conv2dTranspose(3, 12, 3, padding=k // 2)
+
+    def construct(self, x):
+        return self.a(x)
+
+
+def make():
+    return nn.Conv2d(3, 12, 3, padding=2)
+"""
+
+
+def test_conv_padding_without_pad_mode_is_found_in_every_spelling(project):
+    findings = only(project.lint_source(CONV_BAD, select=["MS701"]), "MS701")
+    assert [f.line for f in findings] == [10, 11, 12, 13, 20]
+    assert "pad_mode (default 'same')" in findings[0].message
+    assert "ValueError: For 'Conv2D', the 'pad' must be zero" in findings[0].message
+    assert "pad_mode='valid'" in findings[2].message and "'Conv3D'" in findings[2].message
+    assert "unless it is 0" in findings[3].message and "Conv2DTranspose" in findings[3].message
+
+
+def test_conv_padding_quiet_on_idiomatic_and_pytorch_style_layers(project):
+    findings = project.lint_source("""
+        from mindspore import nn, mint
+
+
+        class Net(nn.Cell):
+            def __init__(self, mode, **kwargs):
+                super().__init__()
+                self.a = nn.Conv2d(3, 12, 3, pad_mode="pad", padding=1)
+                self.b = nn.Conv2d(3, 12, 3, 1, "pad", 1)
+                self.c = nn.Conv2d(3, 12, 3, padding=0)
+                self.d = nn.Conv2d(3, 12, 3, padding=(0, 0, 0, 0))
+                self.e = mint.nn.Conv2d(3, 12, 3, padding=1)
+                self.f = nn.Conv2d(3, 12, 3, pad_mode=mode, padding=1)
+                self.g = nn.Conv2d(3, 12, 3, padding=1, **kwargs)
+                self.h = nn.Conv2d(3, 12, 3)
+
+            def construct(self, x):
+                return self.a(x)
+    """, select=["MS701"])
+    assert findings == []
+
+
+# -- MS702 conv-implicit-same-padding ---------------------------------------------------------
+def test_conv_without_pad_mode_is_an_opt_in_hint(project):
+    source = """
+        from mindspore import nn, mint
+
+        a = nn.Conv2d(3, 12, 3)
+        b = nn.Conv2d(3, 12, 3, has_bias=True)
+        c = nn.Conv2d(3, 12, 3, pad_mode="same")
+        d = nn.Conv2d(3, 12, 3, padding=1)
+        e = mint.nn.Conv2d(3, 12, 3)
+    """
+    findings = only(project.lint_source(source, select=["MS702"]), "MS702")
+    assert [f.line for f in findings] == [3, 4]
+    assert "pad_mode='same'" in findings[0].message and "has_bias=False" in findings[0].message
+    assert "has_bias=False" not in findings[1].message
+    assert not registry().get("MS702").default_enabled
+    assert only(project.lint("example.py"), "MS702") == []
+
+
+# -- MS703 dropout-keep-prob ------------------------------------------------------------------
+def test_dropout_keep_probability_is_found(project):
+    findings = only(project.lint_source("""
+        import mindspore
+        from mindspore import nn
+        from mindspore.nn import Dropout
+
+
+        class Net(nn.Cell):
+            def __init__(self, rate):
+                super().__init__()
+                self.a = nn.Dropout(0.1)
+                self.b = Dropout(keep_prob=0.9)
+                self.c = mindspore.nn.Dropout(rate)
+
+            def construct(self, x):
+                return self.a(x)
+    """, select=["MS703"]), "MS703")
+    assert [f.line for f in findings] == [9, 10, 11]
+    assert "keeps 10% and zeroes 90%" in findings[0].message
+    assert "write p=0.1" in findings[1].message and "deprecated" in findings[1].message
+    assert "probability of KEEPING" in findings[2].message
+
+
+def test_dropout_quiet_on_p_and_pytorch_style_dropouts(project):
+    findings = project.lint_source("""
+        from mindspore import nn, mint, ops
+
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.a = nn.Dropout(p=0.1)
+                self.b = nn.Dropout()
+                self.c = mint.nn.Dropout(0.1)
+                self.d = nn.Dropout2d(0.1)
+                self.e = nn.Dropout1d(0.2)
+
+            def construct(self, x):
+                return ops.dropout(self.a(x), p=0.1)
+    """, select=["MS703"])
+    assert findings == []
+
+
+# -- MS704 batchnorm-torch-momentum -----------------------------------------------------------
+def test_batchnorm_pytorch_momentum_is_found(project):
+    findings = only(project.lint_source("""
+        from mindspore import nn
+
+        a = nn.BatchNorm2d(16, momentum=0.1)
+        b = nn.BatchNorm1d(16, 1e-5, 0.01)
+        c = nn.BatchNorm3d(16, momentum=0.9)
+        d = nn.BatchNorm2d(16, momentum=0.5)
+        e = nn.BatchNorm2d(16)
+    """, select=["MS704"]), "MS704")
+    assert [f.line for f in findings] == [3, 4]
+    assert "momentum=0.9" in findings[0].message and "PyTorch's 0.1" in findings[0].message
+    assert "momentum=0.99" in findings[1].message
+
+
+def test_batchnorm_quiet_on_mint(project):
+    assert project.lint_source("""
+        from mindspore import mint
+
+        bn = mint.nn.BatchNorm2d(16, momentum=0.1)
+    """, select=["MS704"]) == []
+
+
+# -- MS705 parametric-cell-in-graph -----------------------------------------------------------
+def test_parametric_cells_created_in_graph(project):
+    project.write("pkg/__init__.py", "")
+    project.write("pkg/blocks.py", """
+        from mindspore import nn
+
+
+        class Head(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Dense(4, 2)
+
+            def construct(self, x):
+                return self.fc(x)
+
+
+        class Act(nn.Cell):
+            def construct(self, x):
+                return x * 2
+    """)
+    findings = only(project.lint_source("""
+        import mindspore as ms
+        from mindspore import nn
+        from pkg.blocks import Head, Act
+
+
+        class Net(nn.Cell):
+            def construct(self, x):
+                dense = nn.Dense(3, 2)
+                out = ms.nn.Dense(x, 2)
+                head = Head()
+                relu = nn.ReLU()
+                act = Act()
+                return self.helper(dense(x))
+
+            def helper(self, y):
+                return nn.Conv2d(3, 3, 1)(y)
+    """, relative="train.py", select=["MS705"]), "MS705")
+    assert [f.line for f in findings] == [8, 9, 10, 16]
+    assert "never trained" in findings[0].message
+    assert "TypeError: When creating an instance of 'Dense'" in findings[1].message
+    assert "input 0 is a variable" in findings[1].message
+    assert "'Head(...)'" in findings[2].message
+    assert "called from Net.construct (line 13)" in findings[3].message
+
+
+def test_cells_in_init_are_not_reported(project):
+    assert project.lint_source("""
+        from mindspore import nn, ops
+
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Dense(3, 2)
+
+            def construct(self, x):
+                add = ops.Add()
+                return add(self.fc(x), nn.Flatten()(x))
+    """, select=["MS705"]) == []
+
+
+# -- MS706 parameter-created-in-graph ---------------------------------------------------------
+def test_parameter_created_in_graph(project):
+    findings = only(project.lint_source("""
+        import mindspore as ms
+        from mindspore import nn, Parameter, Tensor
+
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.w = Parameter(Tensor([1.0]), name="w")
+
+            def construct(self, x):
+                b = ms.Parameter(Tensor([1.0]), name="b")
+                return x * self.w * b
+
+
+        @ms.jit
+        def step(x):
+            return x + ms.common.parameter.Parameter(x, name="p")
+    """, select=["MS706"]), "MS706")
+    assert [f.line for f in findings] == [11, 17]
+    assert "creating class 'mindspore.common.parameter.Parameter' instances is not supported" in findings[0].message
+
+
+# -- MS707 parameter-set-data-in-graph --------------------------------------------------------
+SET_DATA = """
+import mindspore as ms
+from mindspore import nn, ops, Parameter, Tensor
+
+
+class Store:
+    def set_data(self, value):
+        self.value = value
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.w = Parameter(Tensor([1.0]), name="w")
+        self.store = Store()
+
+    def construct(self, x):
+        self.w.set_data(x)
+        self.store.set_data(x)
+        ops.assign(self.w, x)
+        return x
+
+
+def outside(net, x):
+    net.w.set_data(x)
+"""
+
+
+def test_set_data_in_graph_lax_and_strict(project):
+    lax = only(project.lint_source(SET_DATA, select=["MS707"]), "MS707")
+    assert [f.line for f in lax] == [17]
+    assert "RuntimeError: Failed to compile in GRAPH_MODE because the 'Parameter' object's method 'set_data'" \
+        in lax[0].message
+    assert "ops.assign(self.w, value)" in lax[0].message
+    strict = only(project.lint("example.py", select=["MS707"], syntax_level="strict"), "MS707")
+    assert [f.line for f in strict] == [17]
+    assert "AttributeError: In JIT strict mode, cannot get attributes set_data" in strict[0].message
+
+
+# -- MS708 jit-forbidden-api-in-graph ---------------------------------------------------------
+FORBIDDEN = """
+import mindspore as ms
+from mindspore import nn, context, Tensor
+from mindspore.common.initializer import initializer, Normal
+from mindspore.common import initializer as init
+
+
+class Block(nn.Cell):
+    def construct(self, x):
+        return x
+
+
+class Own(nn.Cell):
+    def trainable_params(self):
+        return []
+
+    def construct(self, x):
+        return self.trainable_params()
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Dense(3, 2)
+        self.block = Block()
+        self.params = self.trainable_params()
+        self.w = initializer("ones", (3,), ms.float32)
+
+    def construct(self, x):
+        a = initializer("ones", (3,), ms.float32)
+        b = init.initializer(Normal(0.01), (3,))
+        ms.set_context(mode=ms.GRAPH_MODE)
+        context.set_context(mode=ms.GRAPH_MODE)
+        p = self.trainable_params()
+        q = self.fc.trainable_params()
+        self.block.register_forward_hook(None)
+        super().get_parameters()
+        y = x * 2
+        y.assign_value(x)
+        return self.params, self.w
+"""
+
+
+def test_forbidden_apis_in_graph(project):
+    findings = only(project.lint_source(FORBIDDEN, select=["MS708"]), "MS708")
+    assert [f.line for f in findings] == [29, 30, 30, 31, 32, 33, 34, 35, 36, 38]
+    by_line = {}
+    for f in findings:
+        by_line.setdefault(f.line, []).append(f.message)
+    assert "the method or function 'mindspore.common.initializer.initializer' is not supported" in by_line[29][0]
+    assert any("the class 'mindspore.common.initializer.Normal'" in m for m in by_line[30])
+    assert "'mindspore.context.set_context'" in by_line[31][0] and "'mindspore.context.set_context'" in by_line[32][0]
+    assert "'mindspore.nn.cell.Cell.trainable_params'" in by_line[33][0]
+    assert "'self.fc.trainable_params(...)'" in by_line[34][0]
+    assert "Cell.register_forward_hook" in by_line[35][0]
+    assert "Cell.get_parameters" in by_line[36][0]
+    assert "the 'Tensor' object's method 'assign_value'" in by_line[38][0]
+
+
+def test_forbidden_tensor_method_message_under_strict(project):
+    project.write("example.py", FORBIDDEN)
+    strict = only(project.lint("example.py", select=["MS708"], syntax_level="strict"), "MS708")
+    assert "cannot get attributes assign_value" in [f for f in strict if f.line == 38][0].message
+
+
+def test_forbidden_api_table_comes_from_mindspores_registry():
+    assert "mindspore.nn.cell.Cell.trainable_params" in data.jit_forbidden_methods()
+    assert "mindspore.common.initializer" in data.jit_forbidden_modules()
+    assert data.jit_forbidden_name("mindspore.set_context") == "mindspore.context.set_context"
+    assert data.jit_forbidden_name("mindspore.common.initializer.Tensor") is None  # imported there, not defined
+
+
+@pytest.mark.skipif(importlib.util.find_spec("mindspore") is None, reason="needs the mindspore extra")
+def test_shipped_api_table_matches_the_installed_mindspore(tmp_path):
+    script = os.path.join(os.path.dirname(__file__), os.pardir, "scripts", "generate_api_tables.py")
+    result = subprocess.run([sys.executable, os.path.abspath(script), "--check"], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-2000:]
+
+
+# -- MS709 isinstance-list-arg ----------------------------------------------------------------
+def test_isinstance_with_a_list(project):
+    findings = only(project.lint_source("""
+        from mindspore import nn, Tensor
+
+
+        class Net(nn.Cell):
+            def construct(self, x):
+                if isinstance(x, [Tensor, int]):
+                    x = x + 1
+                if isinstance(x, (Tensor, int)):
+                    x = x + 1
+                return x
+
+
+        def outside(x):
+            return isinstance(x, [int])
+    """, select=["MS709"]), "MS709")
+    assert [(f.line, f.column) for f in findings] == [(6, 25)]  # the list itself (0-based column)
+    assert "TypeError: isinstance() arg 2 must be a type or tuple of types." in findings[0].message
+    assert "(Tensor, int)" in findings[0].message
+
+
+# -- MS710 non-parameter-attribute-assignment -------------------------------------------------
+ATTRIBUTES = """
+from mindspore import nn, ops, Parameter, Tensor
+
+
+class Net(nn.Cell):
+    def __init__(self, helper):
+        super().__init__()
+        self.w = Parameter(Tensor([1.0]), name="w")
+        self.cache = None
+        self.count = 0
+        self.helper = helper
+
+    def construct(self, x):
+        self.w = x
+        self.cache = x
+        self.count += 1
+        self.fresh, y = x, x
+        self.helper = x
+        ops.assign(self.w, x)
+        return y
+
+
+class Plain:
+    def __init__(self):
+        self.n = 0
+
+    def bump(self):
+        self.n = 1
+"""
+
+
+def test_attribute_assignment_is_info_under_lax(project):
+    findings = only(project.lint_source(ATTRIBUTES, select=["MS710"]), "MS710")
+    assert [f.line for f in findings] == [14, 15, 16]  # not the Parameter (13), not an __init__ argument (17)
+    assert all(f.rule.severity == "info" for f in findings)
+    assert "LAX allows it" in findings[0].message
+    assert "with self.cache, the member attribute must be of the Parameter type" in findings[0].message
+    assert "AttributeError: The 'Net' object has no attribute 'fresh'" in findings[2].message
+
+
+def test_attribute_assignment_says_error_under_strict_and_fullgraph(project):
+    strict = only(project.lint_source(ATTRIBUTES, select=["MS710"], syntax_level="strict"), "MS710")
+    assert [f.line for f in strict] == [14, 15, 16]
+    assert "this fails under STRICT (TypeError: In JIT strict mode" in strict[0].message
+    # in PyNative the decorator compiles construct, STRICT (in GRAPH_MODE the cell's context level applies)
+    fullgraph = only(project.lint_source("""
+        import mindspore as ms
+        from mindspore import nn
+
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.last = None
+
+            @ms.jit(fullgraph=True)
+            def construct(self, x):
+                self.last = x
+                return x
+    """, select=["MS710"]), "MS710")
+    assert [f.line for f in fullgraph] == [14]
+    assert "this fails under STRICT" in fullgraph[0].message
+
+
+def test_migration_rules_metadata():
+    rule = registry().get("MS710")
+    assert rule.pylint_id == "C8710" and rule.default_enabled
+    assert registry().get("MS701").pylint_id == "E8701"
+    assert registry().get("MS703").pylint_id == "W8703"
