@@ -6,9 +6,9 @@ registry, the pylint plugin and the `mslint` command all read it.
 """
 from __future__ import annotations
 
-from mslint.checkers import gradients, third_party
+from mslint.checkers import gradients, precision, third_party
 
-FAMILIES = (third_party, gradients)
+FAMILIES = (third_party, gradients, precision)
 
 
 def all_family_rules():

@@ -86,7 +86,7 @@ def _forward_then_grad(ctx: ModuleContext, with_bprop: bool) -> Iterator[tuple]:
                                                         if msn.is_cell_class_name(q)]
         if not names:
             continue  # not known to be a cell
-        set_grads = instance.events_of("set_grad")
+        set_grads = inst.own_events(instance, "set_grad")
         if any(e.value is not True for e in set_grads) or _sets_grad_by_wrapper(ctx, instance):
             continue  # set_grad(False) toggling (GAN freezing), or a wrapper takes care of it
         forwards = [e for e in instance.events if e.kind == "forward"]

@@ -43,6 +43,15 @@ TRAINERS = {
     "Model": ("amp_level", 6, ("network", "loss_fn", "optimizer", "metrics", "eval_network", "eval_indexes")),
     "build_train_network": ("level", 3, ("network", "optimizer", "loss_fn")),
 }
+# parameter names of MindSpore wrappers (the role each argument plays)
+WRAPPER_PARAMETERS = {
+    "WithLossCell": ("backbone", "loss_fn"),
+    "WithEvalCell": ("network", "loss_fn", "add_cast_fp32"),
+    "WithGradCell": ("network", "loss_fn", "sens"),
+    "TrainOneStepCell": ("network", "optimizer", "sens"),
+    "TrainOneStepWithLossScaleCell": ("network", "optimizer", "scale_sense"),
+    "ForwardValueAndGrad": ("network", "weights", "get_all", "get_by_list", "sens_param"),
+}
 _MAX_FACTORY_DEPTH = 4
 
 
@@ -313,7 +322,7 @@ class InstanceTracker:
             last = qualname.rsplit(".", 1)[-1]
             if last in TRAINERS or msn.is_cell_class_name(qualname):
                 created = self._new(_display(call), call, ms_class=qualname)
-                self._wrap(created, call, TRAINERS[last][2] if last in TRAINERS else ())
+                self._wrap(created, call, TRAINERS[last][2] if last in TRAINERS else WRAPPER_PARAMETERS.get(last, ()))
                 if last in TRAINERS:
                     name, index, _ = TRAINERS[last]
                     created.level = keyword_value(call, name, index)
@@ -375,6 +384,7 @@ class InstanceTracker:
                 found = self._ref_binding(param)
                 if found is not None and inner not in found[0].sources:
                     found[0].sources.append(inner)
+                    inner.contents.append(("alias", found[0]))  # what the function does to it
 
     # -- names ---------------------------------------------------------------------------------
     def _ref_name(self, name: nodes.Name) -> Optional[Ref]:
@@ -548,21 +558,44 @@ def tracker(ctx) -> InstanceTracker:
     return found
 
 
-def walk_inside(instance: Instance, skip_roles: Tuple[str, ...] = ()) -> Iterator[Instance]:
+def walk_inside(instance: Instance) -> Iterator[Instance]:
     """The instance, what it stands for, and every cell inside it (wrapped cells, attributes
-    set in the class, arguments bound to its parameters), each once."""
+    set in the class, parameters it was passed to), each once."""
     seen: Set[int] = set()
-    stack = [instance]
+    stack = [(instance, True)]
     while stack:
-        current = stack.pop()
+        current, follow_sources = stack.pop()
         if id(current) in seen:
             continue
         seen.add(id(current))
         yield current
-        stack.extend(current.sources)
-        stack.extend(inner for role, inner in current.contents
-                     if not (current is instance and role in skip_roles))
-        if current.cls is not None and current.tracker is not None:
-            # what the class itself does to `self` (to_float in __init__) and the cells it stores
-            for klass in current.tracker.classes.mro(current.cls):
-                stack.append(current.tracker.class_self(klass))
+        if follow_sources:  # not back from a parameter to the other arguments bound to it
+            stack.extend((source, True) for source in current.sources)
+        stack.extend((inner, role != "alias") for role, inner in current.contents)
+        stack.extend((klass, False) for klass in class_selves(current))
+
+
+def class_selves(instance: Instance) -> List[Instance]:
+    """What the instance's class hierarchy does to `self` (to_float in __init__, cells it stores)."""
+    if instance.cls is None or instance.tracker is None:
+        return []
+    return [instance.tracker.class_self(klass) for klass in instance.tracker.classes.mro(instance.cls)
+            if instance.tracker.class_self(klass) is not instance]
+
+
+def own_events(instance: Instance, kind: str) -> List[Event]:
+    """Events on the instance as a whole: its own, its origins', its class's on `self`."""
+    found = []
+    for origin in instance.origins():
+        found.extend(e for e in origin.events if e.kind == kind and not e.path)
+        for klass in class_selves(origin):
+            found.extend(e for e in klass.events if e.kind == kind and not e.path)
+    return found
+
+
+def argument_for(call: nodes.Call, tracker_: InstanceTracker, target: Instance):
+    """The argument node of `call` that denotes `target`."""
+    for argument in list(call.args) + [k.value for k in call.keywords or ()]:
+        if tracker_.instance(argument) is target:
+            return argument
+    return None
