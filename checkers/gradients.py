@@ -178,6 +178,20 @@ def _returns_tuple_output(construct: Optional[nodes.FunctionDef]) -> bool:
     return any(isinstance(r.value, (nodes.Tuple, nodes.List)) for r in construct.nodes_of_class(nodes.Return))
 
 
+def _arithmetic(value, function) -> bool:
+    """`dout * 2`, or a name every assignment of which in the function is arithmetic."""
+    if isinstance(value, (nodes.BinOp, nodes.UnaryOp)):
+        return not any(isinstance(side, (nodes.Tuple, nodes.List))
+                       for side in (getattr(value, "left", None), getattr(value, "right", None)))
+    if isinstance(value, nodes.Name):
+        assigned = [a.parent.value for a in function.nodes_of_class(nodes.AssignName)
+                    if a.name == value.name and isinstance(a.parent, nodes.Assign)]
+        return bool(assigned) and len(assigned) == len([a for a in function.nodes_of_class(nodes.AssignName)
+                                                        if a.name == value.name]) \
+            and all(_arithmetic(v, function) for v in assigned)
+    return False
+
+
 @implements(BPROP_NON_TUPLE)
 def check_bprop_returns_tuple(ctx: ModuleContext) -> Iterator[Finding]:
     for ret, gf in ctx.graph_nodes(nodes.Return):
@@ -187,7 +201,8 @@ def check_bprop_returns_tuple(ctx: ModuleContext) -> Iterator[Finding]:
         if isinstance(value, (nodes.Tuple, nodes.List)):
             continue
         lattice_value = ctx.value(value, gf)
-        if not (lattice_value.is_var and lattice_value.has("tensor") and lattice_value.elements is None):
+        if not (lattice_value.is_var and lattice_value.elements is None
+                and (lattice_value.has("tensor") or _arithmetic(value, gf.node))):
             continue
         if isinstance(value, nodes.Name) and value.name in _positional(gf.node)[-2:] \
                 and _returns_tuple_output(ctx.classes.lookup_method(gf.self_class, "construct")
