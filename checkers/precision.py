@@ -161,7 +161,8 @@ def check_double_mixed_precision(ctx: ModuleContext) -> Iterator[Finding]:
 # -- MS603 ----------------------------------------------------------------------------------------
 def _is_loss_name(qualname: str) -> bool:
     last = qualname.rsplit(".", 1)[-1]
-    return (last.endswith("Loss") or last.startswith("SoftmaxCrossEntropy")) and msn.is_mindspore(qualname)
+    return (last.endswith("Loss") or last == "LossBase" or last.startswith("SoftmaxCrossEntropy")) \
+        and msn.is_mindspore(qualname)
 
 
 def _is_loss(ctx: ModuleContext, instance: inst.Instance) -> bool:
