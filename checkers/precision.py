@@ -66,11 +66,13 @@ def _trainer_text(trainer: inst.Instance) -> str:
 
 def _effect(level: Optional[str]) -> str:
     if level is None:
-        return ("unless amp_level is \"O0\", it converts the network again (O2 and O3 cast every cell to float16, "
-                "including the cells kept in float32)")
-    if level.upper() in _OVERWRITING:
-        return (f"{level} casts the whole network to float16 again and overwrites it: cells kept in float32 run "
-                "in float16")
+        return ("unless amp_level is \"O0\", it converts the network again (O2 and O3 cast the cells kept in "
+                "float32 to float16)")
+    if level.upper() == "O2":
+        return ("O2 casts the whole network to float16 again and overwrites it: cells kept in float32 run in "
+                "float16 (only BatchNorm is kept in float32, by O2's own rule)")
+    if level.upper() == "O3":
+        return "O3 casts every cell to float16 again and overwrites it: cells kept in float32 run in float16"
     return f"{level} converts the cells you did not set by its own lists: two mixed-precision policies on one network"
 
 
