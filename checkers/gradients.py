@@ -114,29 +114,28 @@ def _argument(grad: inst.Event) -> str:
     return call.args[0].as_string() if call.args else "the cell"
 
 
+def _message(grad: inst.Event, forward: inst.Event, name: str, bprop: bool) -> str:
+    what = f"{name}, which defines bprop" if bprop else name
+    effect = " (twice the work; BatchNorm moving statistics update twice)" if bprop else ""
+    fix = (f"call set_grad() so the backward is built with the forward in PYNATIVE_MODE (`{name}(...).set_grad()` "
+           "before the forward pass)" if bprop else
+           "call set_grad() on it before the forward pass, or get the output and the gradients from one call of "
+           "mindspore.value_and_grad")
+    return (f"'{_argument(grad)}' ({what}) is called forward at line {forward.node.lineno} and then differentiated "
+            f"by {_api(grad)} without set_grad(): in PYNATIVE_MODE its forward runs a second time to build the "
+            f"backward{effect}; {fix}")
+
+
 @implements(MISSING_SET_GRAD)
 def check_missing_set_grad(ctx: ModuleContext) -> Iterator[Finding]:
     for grad, forward, _, name in _forward_then_grad(ctx, with_bprop=True):
-        yield ctx.finding(
-            MISSING_SET_GRAD, grad.node,
-            f"'{_argument(grad)}' ({name}, which defines bprop) is called forward at line {forward.node.lineno} "
-            f"and then differentiated by {_api(grad)} without set_grad(): in PYNATIVE_MODE its forward runs a "
-            "second time to build the backward (twice the work; BatchNorm moving statistics update twice); "
-            "call set_grad() so the backward is built with the forward in PYNATIVE_MODE "
-            f"(`{name}(...).set_grad()` before the forward pass)",
-        )
+        yield ctx.finding(MISSING_SET_GRAD, grad.node, _message(grad, forward, name, bprop=True))
 
 
 @implements(FORWARD_THEN_GRAD)
 def check_forward_then_grad(ctx: ModuleContext) -> Iterator[Finding]:
     for grad, forward, _, name in _forward_then_grad(ctx, with_bprop=False):
-        yield ctx.finding(
-            FORWARD_THEN_GRAD, grad.node,
-            f"'{_argument(grad)}' ({name}) is called forward at line {forward.node.lineno} and then "
-            f"differentiated by {_api(grad)} without set_grad(): in PYNATIVE_MODE its forward runs a second time "
-            "to build the backward; call set_grad() on it before the forward pass, or get the output and the "
-            "gradients from one call of mindspore.value_and_grad",
-        )
+        yield ctx.finding(FORWARD_THEN_GRAD, grad.node, _message(grad, forward, name, bprop=False))
 
 
 # -- bprop definitions ------------------------------------------------------------------------
