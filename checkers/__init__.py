@@ -6,9 +6,9 @@ registry, the pylint plugin and the `mslint` command all read it.
 """
 from __future__ import annotations
 
-from mslint.checkers import dynamic_shape, migration, third_party
+from mslint.checkers import dynamic_shape, gradients, migration, precision, third_party
 
-FAMILIES = (third_party, dynamic_shape, migration)
+FAMILIES = (third_party, dynamic_shape, gradients, precision, migration)
 
 
 def all_family_rules():

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Dict, Iterator, List, Optional, Tuple
+from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from astroid import nodes
 
@@ -80,7 +80,18 @@ def function_display(function, self_class: Optional[nodes.ClassDef]) -> str:
 
 def program_mode(module: nodes.Module, resolver: Resolver) -> Optional[str]:
     """PYNATIVE if the module only ever sets PYNATIVE_MODE, GRAPH if it sets GRAPH_MODE, else None."""
-    modes = set()
+    modes = context_modes(module, resolver)
+    if not modes:
+        return None
+    if modes == {PYNATIVE}:
+        return PYNATIVE
+    return GRAPH if GRAPH in modes else None
+
+
+def context_modes(module: nodes.Module, resolver: Resolver) -> Set[str]:
+    """Every mode the module's `set_context(mode=...)` calls set: PYNATIVE, GRAPH or "unknown"
+    (a mode computed at run time, e.g. from argparse)."""
+    modes: Set[str] = set()
     for call in module.nodes_of_class(nodes.Call):
         func = call.func
         name = func.attrname if isinstance(func, nodes.Attribute) else getattr(func, "name", None)
@@ -93,11 +104,7 @@ def program_mode(module: nodes.Module, resolver: Resolver) -> Optional[str]:
         if mode is None:
             continue
         modes.add(_mode_of(mode, resolver))
-    if not modes:
-        return None
-    if modes == {PYNATIVE}:
-        return PYNATIVE
-    return GRAPH if GRAPH in modes else None
+    return modes
 
 
 def _mode_of(node, resolver: Resolver) -> Optional[str]:

@@ -1,0 +1,215 @@
+"""MS5xx: gradients. Cells differentiated in PyNative after a forward call without set_grad(),
+and custom `bprop` definitions MindSpore rejects.
+
+MindSpore 2.10, PYNATIVE_MODE: `out = net(x)` then `ops.GradOperation(...)(net)(x)` or
+`ms.grad(net)(x)` runs net's forward twice without `net.set_grad()`, once with it (a cell
+with or without bprop); `ms.value_and_grad(net)(x)` alone runs it once. GRAPH_MODE compiles
+the forward with the backward, so the rule is about programs that may run in PyNative.
+"""
+from __future__ import annotations
+
+from typing import Iterator, List, Optional
+
+from astroid import nodes
+
+from mslint import instances as inst
+from mslint import mindspore_names as msn
+from mslint.context import ModuleContext
+from mslint.findings import Finding
+from mslint.rules import Rule, implements
+from mslint.scope import GRAPH, context_modes
+
+MISSING_SET_GRAD = Rule(
+    "MS501", "bprop-cell-missing-set-grad", "warning",
+    "A cell with a custom bprop is called forward and then differentiated in PyNative without set_grad(): "
+    "its forward runs twice.",
+    "Call set_grad() so the backward is built with the forward in PYNATIVE_MODE: `net = MyCell(...).set_grad()` "
+    "before the forward pass; or compute output and gradients in one call with mindspore.value_and_grad.",
+)
+FORWARD_THEN_GRAD = Rule(
+    "MS502", "pynative-forward-then-grad", "info",
+    "A cell is called forward and then differentiated in PyNative without set_grad(): its forward runs twice.",
+    "Call net.set_grad() before the forward pass, or use mindspore.value_and_grad to get the output and the "
+    "gradients from one forward pass.",
+    default_enabled=False,
+)
+BPROP_SIGNATURE = Rule(
+    "MS503", "bprop-signature-mismatch", "error",
+    "A custom bprop does not take construct's inputs plus `out` and `dout`.",
+    "The inputs of a user-defined bprop must contain all the inputs of the forward network, `out` and `dout`: "
+    "`def bprop(self, x, y, out, dout)` for `def construct(self, x, y)`.",
+)
+BPROP_NON_TUPLE = Rule(
+    "MS504", "bprop-returns-non-tuple", "error",
+    "A custom bprop returns a single tensor instead of a tuple of input gradients.",
+    "Return a tuple with one gradient per forward input, even for one input: `return (dx,)`.",
+)
+RULES = (MISSING_SET_GRAD, FORWARD_THEN_GRAD, BPROP_SIGNATURE, BPROP_NON_TUPLE)
+
+
+def _maybe_pynative(ctx: ModuleContext) -> bool:
+    """Not known to run in GRAPH_MODE: no `set_context(mode=GRAPH_MODE)` as the only mode set."""
+    if ctx.config.graph_mode == "always":
+        return False
+    if ctx.config.graph_mode == "never":
+        return True
+    return context_modes(ctx.module, ctx.resolver) != {GRAPH}
+
+
+def _sets_grad_by_wrapper(ctx: ModuleContext, instance: inst.Instance) -> bool:
+    """Wrapped (at any depth) by TrainOneStepCell, ForwardValueAndGrad, Model...: they call set_grad()."""
+    for _, wrapper in instance.outer():
+        if wrapper.ms_name in inst.SET_GRAD_WRAPPERS:
+            return True
+        if wrapper.cls is not None:
+            for klass in ctx.classes.mro(wrapper.cls):
+                for base in ctx.classes.base_entries(klass):
+                    if isinstance(base, str) and base.rsplit(".", 1)[-1] in inst.SET_GRAD_WRAPPERS:
+                        return True
+    return False
+
+
+def _forward_then_grad(ctx: ModuleContext, with_bprop: bool) -> Iterator[tuple]:
+    """(grad event, forward event, instance, class name) for cells differentiated after a forward call."""
+    if not _maybe_pynative(ctx):
+        return
+    for instance in inst.tracker(ctx).instances:
+        grads = [e for e in instance.events if e.kind == "grad" and e.value not in inst.VALUE_AND_GRAD
+                 and e.node.root() is ctx.module]
+        if not grads:
+            continue
+        classes = instance.classes()
+        bprop = [c for c in classes if ctx.classes.lookup_method(c, "bprop") is not None]
+        if with_bprop != bool(bprop):
+            continue
+        names = [c.name for c in (bprop or classes)] + [q.rsplit(".", 1)[-1] for q in instance.ms_classes()
+                                                        if msn.is_cell_class_name(q)]
+        if not names:
+            continue  # not known to be a cell
+        set_grads = inst.own_events(instance, "set_grad")
+        if any(e.value is not True for e in set_grads) or _sets_grad_by_wrapper(ctx, instance):
+            continue  # set_grad(False) toggling (GAN freezing), or a wrapper takes care of it
+        forwards = [e for e in instance.events if e.kind == "forward"]
+        for grad in grads:
+            uses = grad.uses or [grad.node]
+            earlier = [f for f in forwards if f.scope is grad.scope
+                       and any(f.position < inst.position(u) for u in uses)]
+            if not earlier:
+                continue
+            first = min(earlier, key=lambda f: f.position)
+            if any(s.scope is not grad.scope or s.position < first.position for s in set_grads):
+                continue
+            yield grad, first, instance, names[0]
+
+
+def _api(grad: inst.Event) -> str:
+    call = grad.node
+    if grad.value == "GradOperation":
+        return f"'{call.func.as_string()}'" if len(call.func.as_string()) <= 50 else "GradOperation"
+    return f"'{call.func.as_string()}'"
+
+
+def _argument(grad: inst.Event) -> str:
+    call = grad.node
+    return call.args[0].as_string() if call.args else "the cell"
+
+
+def _message(grad: inst.Event, forward: inst.Event, name: str, bprop: bool) -> str:
+    what = f"{name}, which defines bprop" if bprop else name
+    effect = " (twice the work; BatchNorm moving statistics update twice)" if bprop else ""
+    fix = (f"call set_grad() so the backward is built with the forward in PYNATIVE_MODE (`{name}(...).set_grad()` "
+           "before the forward pass)" if bprop else
+           "call set_grad() on it before the forward pass, or get the output and the gradients from one call of "
+           "mindspore.value_and_grad")
+    return (f"'{_argument(grad)}' ({what}) is called forward at line {forward.node.lineno} and then differentiated "
+            f"by {_api(grad)} without set_grad(): in PYNATIVE_MODE its forward runs a second time to build the "
+            f"backward{effect}; {fix}")
+
+
+@implements(MISSING_SET_GRAD)
+def check_missing_set_grad(ctx: ModuleContext) -> Iterator[Finding]:
+    for grad, forward, _, name in _forward_then_grad(ctx, with_bprop=True):
+        yield ctx.finding(MISSING_SET_GRAD, grad.node, _message(grad, forward, name, bprop=True))
+
+
+@implements(FORWARD_THEN_GRAD)
+def check_forward_then_grad(ctx: ModuleContext) -> Iterator[Finding]:
+    for grad, forward, _, name in _forward_then_grad(ctx, with_bprop=False):
+        yield ctx.finding(FORWARD_THEN_GRAD, grad.node, _message(grad, forward, name, bprop=False))
+
+
+# -- bprop definitions ------------------------------------------------------------------------
+def _positional(function: nodes.FunctionDef) -> List[str]:
+    args = function.args
+    names = [a.name for a in (args.posonlyargs or []) + (args.args or [])]
+    return names[1:] if names and function.type == "method" else names
+
+
+@implements(BPROP_SIGNATURE)
+def check_bprop_signature(ctx: ModuleContext) -> Iterator[Finding]:
+    for cls in ctx.module.nodes_of_class(nodes.ClassDef):
+        bprop = next((m for m in cls.mymethods() if m.name == "bprop"), None)
+        if bprop is None or not ctx.classes.is_cell(cls):
+            continue
+        construct = ctx.classes.lookup_method(cls, "construct")
+        if construct is None or construct.args.vararg or bprop.args.vararg or construct.args.args is None:
+            continue
+        inputs = _positional(construct)
+        required = len(inputs) - len(construct.args.defaults or ())
+        params = _positional(bprop)
+        if required + 2 <= len(params) <= len(inputs) + 2:
+            continue
+        expected = ", ".join(inputs + ["out", "dout"])
+        yield ctx.finding(
+            BPROP_SIGNATURE, bprop,
+            f"'{cls.name}.bprop' takes {len(params)} input(s) ({', '.join(params) or 'none'}) but construct takes "
+            f"{len(inputs)}: bprop must take ({expected}); GRAPH_MODE fails with \"TypeError: The params of "
+            "function 'bprop' of Primitive or Cell requires the forward inputs as well as the 'out' and 'dout'.\", "
+            f"PyNative with \"TypeError: {cls.name}.bprop() takes {len(params) + 1} positional arguments but "
+            f"{len(inputs) + 3} were given\"",
+        )
+
+
+def _returns_tuple_output(construct: Optional[nodes.FunctionDef]) -> bool:
+    """construct returns a tuple display: then `dout` is itself a tuple."""
+    if construct is None:
+        return True
+    return any(isinstance(r.value, (nodes.Tuple, nodes.List)) for r in construct.nodes_of_class(nodes.Return))
+
+
+def _arithmetic(value, function) -> bool:
+    """`dout * 2`, or a name every assignment of which in the function is arithmetic."""
+    if isinstance(value, (nodes.BinOp, nodes.UnaryOp)):
+        return not any(isinstance(side, (nodes.Tuple, nodes.List))
+                       for side in (getattr(value, "left", None), getattr(value, "right", None)))
+    if isinstance(value, nodes.Name):
+        assigned = [a.parent.value for a in function.nodes_of_class(nodes.AssignName)
+                    if a.name == value.name and isinstance(a.parent, nodes.Assign)]
+        return bool(assigned) and len(assigned) == len([a for a in function.nodes_of_class(nodes.AssignName)
+                                                        if a.name == value.name]) \
+            and all(_arithmetic(v, function) for v in assigned)
+    return False
+
+
+@implements(BPROP_NON_TUPLE)
+def check_bprop_returns_tuple(ctx: ModuleContext) -> Iterator[Finding]:
+    for ret, gf in ctx.graph_nodes(nodes.Return):
+        if gf.kind != "bprop" or inst.frame_of(ret) is not gf.node or ret.value is None:
+            continue
+        value = ret.value
+        if isinstance(value, (nodes.Tuple, nodes.List)):
+            continue
+        lattice_value = ctx.value(value, gf)
+        if not (lattice_value.is_var and lattice_value.elements is None
+                and (lattice_value.has("tensor") or _arithmetic(value, gf.node))):
+            continue
+        if isinstance(value, nodes.Name) and value.name in _positional(gf.node)[-2:] \
+                and _returns_tuple_output(ctx.classes.lookup_method(gf.self_class, "construct")
+                                          if gf.self_class is not None else None):
+            continue  # `return dout` where dout is the tuple of the outputs' gradients
+        yield ctx.finding(
+            BPROP_NON_TUPLE, ret,
+            f"bprop returns '{value.as_string()}', a tensor, not a tuple of input gradients: GRAPH_MODE fails with "
+            "\"TypeError: For bprop function, output should be a tuple, but got AbstractTensor(...)\" (PyNative "
+            f"accepts it); return a tuple even for one input: `return ({value.as_string()},)`",
+        )

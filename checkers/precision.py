@@ -1,0 +1,264 @@
+"""MS6xx: mixed precision. Custom `Cell.to_float` next to `amp_level`, a network converted
+twice, a loss computed in float16.
+
+MindSpore 2.10 (train/amp.py): `Model(..., amp_level=L)` and `amp.build_train_network(...,
+level=L)` convert the network again; at O2 and O3 they cast it to float16 recursively, so
+cells the user kept in float32 run in float16 (observed: `net.head.to_float(ms.float32)` is
+Float16 after `Model(net, ..., amp_level="O2")`, kept at O1). A loss cell in float16
+overflows (`nn.WithLossCell(net, nn.MSELoss()).to_float(ms.float16)` gives `inf`).
+"""
+from __future__ import annotations
+
+from typing import Iterator, List, Optional, Set
+
+from astroid import nodes
+
+from mslint import instances as inst
+from mslint import mindspore_names as msn
+from mslint.context import ModuleContext
+from mslint.findings import Finding
+from mslint.rules import Rule, implements
+
+TO_FLOAT_WITH_AMP = Rule(
+    "MS601", "to-float-with-amp-level", "warning",
+    "A network with custom `to_float` precision is trained by Model/build_train_network with an amp_level "
+    "other than \"O0\", which converts it again.",
+    "Don't set amp_level in Model if you use custom mixed precision: keep amp_level=\"O0\" (the default); or drop "
+    "the manual to_float and let amp_level decide (keep_batchnorm_fp32=, amp.custom_mixed_precision with "
+    "white_list/black_list for exceptions).",
+)
+DOUBLE_MIXED_PRECISION = Rule(
+    "MS602", "double-mixed-precision", "warning",
+    "A network converted by amp.auto_mixed_precision/custom_mixed_precision is converted again (amp_level other "
+    "than \"O0\", or a second conversion).",
+    "After auto_mixed_precision or custom_mixed_precision, train the converted network with amp_level=\"O0\" "
+    "(Model, build_train_network); convert a network once.",
+)
+LOSS_IN_FLOAT16 = Rule(
+    "MS603", "loss-in-float16", "warning",
+    "The loss is computed in float16 (a loss cell cast to float16, or float16 logits into a loss not kept in "
+    "float32).",
+    "Keep the loss in float32: `loss = nn.SoftmaxCrossEntropyWithLogits(...).to_float(ms.float32)` after casting "
+    "the network with `net.to_float(ms.float16)`.",
+)
+RULES = (TO_FLOAT_WITH_AMP, DOUBLE_MIXED_PRECISION, LOSS_IN_FLOAT16)
+
+_HALF = frozenset({"float16", "half", "bfloat16"})
+_SINGLE = frozenset({"float32", "single"})
+_OVERWRITING = frozenset({"O2", "O3"})
+
+
+def _trainers(ctx: ModuleContext):
+    """(trainer instance, its literal level or None when unknown) for converting trainers in this module."""
+    for trainer in inst.tracker(ctx).instances:
+        if not trainer.is_trainer or trainer.level is None or trainer.node.root() is not ctx.module:
+            continue
+        level = inst.const_str(trainer.level)
+        if level is not None and level.upper() == "O0":
+            continue
+        yield trainer, level
+
+
+def _trainer_text(trainer: inst.Instance) -> str:
+    argument = "amp_level" if trainer.ms_name == "Model" else "level"
+    return f"{trainer.node.func.as_string()}(..., {argument}={trainer.level.as_string()}) (line {trainer.node.lineno})"
+
+
+def _effect(level: Optional[str]) -> str:
+    if level is None:
+        return ("unless amp_level is \"O0\", it converts the network again (O2 and O3 cast the cells kept in "
+                "float32 to float16)")
+    if level.upper() == "O2":
+        return ("O2 casts the whole network to float16 again and overwrites it: cells kept in float32 run in "
+                "float16 (only BatchNorm is kept in float32, by O2's own rule)")
+    if level.upper() == "O3":
+        return "O3 casts every cell to float16 again and overwrites it: cells kept in float32 run in float16"
+    return f"{level} converts the cells you did not set by its own lists: two mixed-precision policies on one network"
+
+
+def _call_text(call: nodes.Call) -> str:
+    text = call.as_string()
+    return text if len(text) <= 70 else text[:67] + "..."
+
+
+@implements(TO_FLOAT_WITH_AMP)
+def check_to_float_with_amp(ctx: ModuleContext) -> Iterator[Finding]:
+    reported: Set[nodes.NodeNG] = set()
+    for trainer, level in _trainers(ctx):
+        network = trainer.role("network")
+        if network is None:
+            continue
+        elsewhere = []
+        for cell in inst.walk_inside(network):
+            for event in cell.events:
+                if event.kind != "to_float" or event.node in reported:
+                    continue
+                if event.node.root() is not ctx.module:
+                    elsewhere.append(event)
+                    continue
+                reported.add(event.node)
+                yield ctx.finding(
+                    TO_FLOAT_WITH_AMP, event.node,
+                    f"custom mixed precision '{_call_text(event.node)}' is on the network trained by "
+                    f"{_trainer_text(trainer)}: {_effect(level)}; the migration guide: \"don't set amp_level in "
+                    "Model if you use custom mixed precision\" (keep the default \"O0\")",
+                )
+        if elsewhere:
+            first = min(elsewhere, key=lambda e: (e.node.root().file or "", e.position))
+            yield ctx.finding(
+                TO_FLOAT_WITH_AMP, trainer.level,
+                f"the network trained here has custom mixed precision ('{_call_text(first.node)}' in "
+                f"{_file(first.node)}, line {first.node.lineno}) and {_trainer_text(trainer)} converts it again: "
+                f"{_effect(level)}; the migration guide: \"don't set amp_level in Model if you use custom mixed "
+                "precision\" (keep the default \"O0\")",
+            )
+
+
+def _file(node) -> str:
+    import os
+
+    return os.path.basename(node.root().file or "?")
+
+
+def _converting(event: inst.Event) -> Optional[str]:
+    """'auto_mixed_precision(net, "O2")' converts; level "O0" does not; None when it does not."""
+    if event.value == "custom_mixed_precision":
+        return "custom_mixed_precision"
+    level = inst.const_str(event.uses[0]) if event.uses else "O0"
+    if level is not None and level.upper() == "O0":
+        return None
+    return f"auto_mixed_precision (level {level or 'unknown'})"
+
+
+@implements(DOUBLE_MIXED_PRECISION)
+def check_double_mixed_precision(ctx: ModuleContext) -> Iterator[Finding]:
+    for trainer, level in _trainers(ctx):
+        network = trainer.role("network")
+        if network is None:
+            continue
+        conversions = [e for cell in inst.walk_inside(network) for e in cell.events
+                       if e.kind == "amp" and not e.path and _converting(e)]
+        if conversions:
+            first = min(conversions, key=lambda e: e.position)
+            yield ctx.finding(
+                DOUBLE_MIXED_PRECISION, trainer.level,
+                f"the network was already converted by '{_call_text(first.node)}' (line {first.node.lineno}) and "
+                f"{_trainer_text(trainer)} converts it again ({_effect(level)}); MindSpore: after "
+                "custom_mixed_precision or auto_mixed_precision \"amp_level need to be configured to O0 to avoid "
+                "the duplicated accuracy conversion\"",
+            )
+    for instance in inst.tracker(ctx).instances:
+        conversions = sorted((e for e in instance.events if e.kind == "amp" and _converting(e)),
+                             key=lambda e: e.position)
+        for earlier, later in zip(conversions, conversions[1:]):
+            if later.node.root() is ctx.module and later.scope is earlier.scope:
+                yield ctx.finding(
+                    DOUBLE_MIXED_PRECISION, later.node,
+                    f"'{_call_text(later.node)}' converts a network '{_call_text(earlier.node)}' (line "
+                    f"{earlier.node.lineno}) already converted; MindSpore logs \"repeated calls to mixed-precision "
+                    "interfaces can cause performance degradation\" and the later level wins",
+                )
+
+
+# -- MS603 ----------------------------------------------------------------------------------------
+def _is_loss_name(qualname: str) -> bool:
+    last = qualname.rsplit(".", 1)[-1]
+    return (last.endswith("Loss") or last == "LossBase" or last.startswith("SoftmaxCrossEntropy")) \
+        and msn.is_mindspore(qualname)
+
+
+def _is_loss(ctx: ModuleContext, instance: inst.Instance) -> bool:
+    if any(_is_loss_name(q) for q in instance.ms_classes()):
+        return True
+    for cls in instance.classes():
+        if not ctx.classes.is_cell(cls):
+            continue
+        for klass in ctx.classes.mro(cls):
+            if any(isinstance(b, str) and _is_loss_name(b) for b in ctx.classes.base_entries(klass)):
+                return True
+    return False
+
+
+def _kept_in_float32(loss: inst.Instance, after: Optional[inst.Event] = None) -> bool:
+    for event in inst.own_events(loss, "to_float"):
+        if event.value in _SINGLE and (after is None or event.scope is not after.scope
+                                        or event.position > after.position):
+            return True
+    return False
+
+
+def _half_casts(instance: inst.Instance) -> List[inst.Event]:
+    return [e for e in inst.own_events(instance, "to_float") if e.value in _HALF]
+
+
+def _loss_trained_at_o2(loss: inst.Instance) -> bool:
+    """Model/build_train_network at O2/O3 wrap the loss and cast its inputs back to float32."""
+    for _, wrapper in loss.outer():
+        if wrapper.is_trainer and wrapper.level is not None:
+            level = inst.const_str(wrapper.level)
+            if level is None or level.upper() in _OVERWRITING:
+                return True
+    return False
+
+
+@implements(LOSS_IN_FLOAT16)
+def check_loss_in_float16(ctx: ModuleContext) -> Iterator[Finding]:
+    tracker = inst.tracker(ctx)
+    reported: Set[nodes.NodeNG] = set()
+    for instance in tracker.instances:
+        for cast in _half_casts(instance):
+            if cast.node.root() is not ctx.module or cast.node in reported:
+                continue
+            if _is_loss(ctx, instance):
+                if _kept_in_float32(instance, cast) or _loss_trained_at_o2(instance):
+                    continue
+                reported.add(cast.node)
+                yield ctx.finding(
+                    LOSS_IN_FLOAT16, cast.node,
+                    f"'{_call_text(cast.node)}' computes the loss in {cast.value}: large values overflow to inf "
+                    "(MindSpore 2.10: MSELoss on outputs of magnitude 100 gives inf in Float16); keep the loss in "
+                    "float32 with .to_float(ms.float32)",
+                )
+                continue
+            losses = [c for c in inst.walk_inside(instance) if c is not instance and _is_loss(ctx, c)]
+            unprotected = [loss for loss in losses if not _kept_in_float32(loss, cast)]
+            if unprotected:
+                reported.add(cast.node)
+                yield ctx.finding(
+                    LOSS_IN_FLOAT16, cast.node,
+                    f"'{_call_text(cast.node)}' also casts the loss inside it ('{unprotected[0].display}') to "
+                    f"{cast.value}: large values overflow to inf (MindSpore 2.10: WithLossCell(net, MSELoss()) in "
+                    "float16 gives inf); keep the loss in float32: loss.to_float(ms.float32) after this call",
+                )
+    yield from _float16_logits_into_loss(ctx, tracker)
+
+
+def _float16_logits_into_loss(ctx: ModuleContext, tracker: inst.InstanceTracker) -> Iterator[Finding]:
+    """net.to_float(ms.float16) combined with a loss left in its input dtype (WithLossCell, Model at O0)."""
+    for combiner in tracker.instances:
+        if combiner.node is None or not isinstance(combiner.node, nodes.Call) \
+                or combiner.node.root() is not ctx.module:
+            continue
+        if combiner.ms_name == "WithLossCell":
+            network, loss = combiner.role("backbone"), combiner.role("loss_fn")
+        elif combiner.is_trainer:
+            level = inst.const_str(combiner.level) if combiner.level is not None else "O0"
+            if level is None or level.upper() != "O0":
+                continue
+            network, loss = combiner.role("network"), combiner.role("loss_fn")
+        else:
+            continue
+        if network is None or loss is None or not _is_loss(ctx, loss):
+            continue
+        casts = _half_casts(network)
+        if not casts or inst.own_events(loss, "to_float"):
+            continue
+        argument = inst.argument_for(combiner.node, tracker, loss)
+        yield ctx.finding(
+            LOSS_IN_FLOAT16, argument if argument is not None else combiner.node,
+            f"'{network.display}' runs in {casts[0].value} ('{_call_text(casts[0].node)}', line "
+            f"{casts[0].node.lineno}) and its {casts[0].value} logits go into the loss "
+            f"'{loss.display}', which then computes in {casts[0].value} (MindSpore 2.10: Float16 loss; inf on large "
+            "values); the migration guide keeps the loss in float32: \"Otherwise, float16 is used for calculation "
+            "of the loss part, which may cause overflow\" -> loss.to_float(ms.float32)",
+        )

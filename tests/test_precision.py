@@ -1,0 +1,240 @@
+"""MS6xx: custom to_float next to amp_level, double conversion, loss in float16."""
+from __future__ import annotations
+
+from conftest import only
+
+NETWORK = """
+import mindspore as ms
+from mindspore import nn
+from mindspore.train import Model
+
+
+class Network(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.dense = nn.Dense(4, 4)
+        self.bn = nn.BatchNorm1d(4)
+        self.head = nn.Dense(4, 2)
+
+    def construct(self, x):
+        return self.head(self.bn(self.dense(x)))
+
+"""
+
+# The migration guide's "Manual Mixed-precision" example.
+GUIDE = """
+net = Network()
+net.to_float(ms.float16)
+for _, cell in net.cells_and_names():
+    if isinstance(cell, nn.BatchNorm1d):
+        cell.to_float(ms.float32)
+loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean").to_float(ms.float32)
+opt = nn.Momentum(net.trainable_params(), 0.1, 0.9)
+model = Model(net, loss, opt, amp_level="O2")
+"""
+
+
+def _lint(project, body, code, prefix=NETWORK, **settings):
+    return only(project.lint_source(prefix + body, select=[code], **settings), code)
+
+
+def _line(source, fragment, prefix=NETWORK):
+    lines = (prefix + source).lstrip("\n").splitlines()
+    return next(i for i, text in enumerate(lines, 1) if fragment in text)
+
+
+# -- MS601 --------------------------------------------------------------------------------------
+def test_migration_guide_to_float_with_amp_level_o2(project):
+    findings = _lint(project, GUIDE, "MS601")
+    assert [f.line for f in findings] == [_line(GUIDE, "net.to_float"), _line(GUIDE, "cell.to_float")]
+    message = findings[1].message
+    assert "Model(..., amp_level='O2')" in message
+    assert "O2 casts the whole network to float16 again" in message
+    assert "don't set amp_level in Model if you use custom mixed precision" in message
+
+
+def test_without_amp_level_or_with_o0_is_clean(project):
+    assert _lint(project, GUIDE.replace(', amp_level="O2"', ""), "MS601") == []
+    assert _lint(project, GUIDE.replace('"O2"', '"O0"'), "MS601") == []
+
+
+def test_sub_cell_path_and_o3_and_build_train_network(project):
+    src = """
+from mindspore import amp
+net = Network()
+net.head.to_float(ms.float32)
+loss = nn.MSELoss()
+opt = nn.SGD(net.trainable_params())
+train = amp.build_train_network(net, opt, loss, level="O3")
+"""
+    findings = _lint(project, src, "MS601")
+    assert [f.line for f in findings] == [_line(src, "net.head.to_float")]
+    assert "amp.build_train_network(..., level='O3')" in findings[0].message
+
+
+def test_unknown_level_from_argparse(project):
+    src = """
+import argparse
+parser = argparse.ArgumentParser()
+parser.add_argument("--amp_level", default="O0")
+args = parser.parse_args()
+net = Network()
+net.to_float(ms.float16)
+model = Model(net, nn.MSELoss().to_float(ms.float32), nn.SGD(net.trainable_params()), amp_level=args.amp_level)
+"""
+    findings = _lint(project, src, "MS601")
+    assert [f.line for f in findings] == [_line(src, "net.to_float")]
+    assert 'unless amp_level is "O0"' in findings[0].message
+
+
+def test_wrappers_two_deep_and_a_level_variable(project):
+    src = """
+level = "O2"
+net = Network()
+net.to_float(ms.float16)
+loss_net = nn.WithLossCell(net, nn.MSELoss())
+train_net = nn.TrainOneStepCell(loss_net, nn.SGD(net.trainable_params()))
+model = Model(train_net, amp_level=level)
+other = Network()
+other.to_float(ms.float16)
+"""
+    findings = _lint(project, src, "MS601")
+    assert [f.line for f in findings] == [_line(src, "net.to_float")]
+
+
+def test_to_float_on_another_network_is_clean(project):
+    src = """
+net = Network()
+teacher = Network()
+teacher.to_float(ms.float16)
+model = Model(net, nn.MSELoss(), nn.SGD(net.trainable_params()), amp_level="O2")
+"""
+    assert _lint(project, src, "MS601") == []
+
+
+def test_factory_and_helper_function(project):
+    src = """
+def keep_bn_fp32(network):
+    for _, cell in network.cells_and_names():
+        if isinstance(cell, nn.BatchNorm1d):
+            cell.to_float(ms.float32)
+
+
+def create_network():
+    return Network()
+
+
+def main(args):
+    net = create_network()
+    keep_bn_fp32(net)
+    model = Model(net, nn.MSELoss(), nn.SGD(net.trainable_params()), amp_level=args.amp_level)
+"""
+    findings = _lint(project, src, "MS601")
+    assert [f.line for f in findings] == [_line(src, "cell.to_float")]
+
+
+def test_cross_module_to_float_in_the_class(project):
+    project.write("src/__init__.py", "")
+    project.write("src/model.py", NETWORK.replace(
+        "        self.head = nn.Dense(4, 2)\n",
+        "        self.head = nn.Dense(4, 2)\n        self.head.to_float(ms.float32)\n"))
+    project.write("train.py", """
+import mindspore as ms
+from mindspore import nn
+from mindspore.train import Model
+from src.model import Network
+
+net = Network()
+model = Model(net, nn.MSELoss(), nn.SGD(net.trainable_params()), amp_level="O2")
+clean = Model(Network(), nn.MSELoss(), nn.SGD(net.trainable_params()))
+""")
+    findings = only(project.lint("train.py", select=["MS601"]), "MS601")
+    assert [(f.line, f.column) for f in findings] == [(7, 75)]
+    assert "'self.head.to_float(ms.float32)' in model.py, line 12" in findings[0].message
+    assert only(project.lint("src/model.py", select=["MS601"]), "MS601") == []
+
+
+# -- MS602 --------------------------------------------------------------------------------------
+def test_auto_mixed_precision_then_model_amp_level(project):
+    src = """
+from mindspore import amp
+net = amp.auto_mixed_precision(Network(), "O2")
+model = Model(net, nn.MSELoss(), nn.SGD(net.trainable_params()), amp_level="O2")
+ok = Model(net, nn.MSELoss(), nn.SGD(net.trainable_params()), amp_level="O0")
+"""
+    findings = _lint(project, src, "MS602")
+    assert [f.line for f in findings] == [_line(src, 'amp_level="O2"')]
+    assert "amp_level need to be configured to O0" in findings[0].message
+
+
+def test_custom_mixed_precision_and_two_auto_conversions(project):
+    src = """
+import mindspore
+net = Network()
+mindspore.amp.custom_mixed_precision(net, white_list=[nn.Dense])
+train = mindspore.amp.build_train_network(net, nn.SGD(net.trainable_params()), nn.MSELoss(), level="O1")
+n2 = mindspore.amp.auto_mixed_precision(Network(), amp_level="O1")
+n2 = mindspore.amp.auto_mixed_precision(n2, amp_level="O2")
+n3 = mindspore.amp.auto_mixed_precision(Network(), amp_level="O0")
+m3 = Model(n3, amp_level="O2")
+"""
+    findings = _lint(project, src, "MS602")
+    assert [f.line for f in findings] == [_line(src, 'level="O1")'), _line(src, 'n2, amp_level="O2"')]
+    assert "repeated calls to mixed-precision interfaces" in findings[1].message
+
+
+# -- MS603 --------------------------------------------------------------------------------------
+def test_loss_cast_to_float16(project):
+    src = """
+loss = nn.MSELoss().to_float(ms.float16)
+wl = nn.WithLossCell(Network(), nn.L1Loss()).to_float(ms.float16)
+fixed = nn.WithLossCell(Network(), nn.MSELoss())
+fixed.to_float(ms.float16)
+fixed_loss = nn.MSELoss()
+restored = nn.WithLossCell(Network(), fixed_loss).to_float(ms.float16)
+fixed_loss.to_float(ms.float32)
+"""
+    findings = _lint(project, src, "MS603")
+    assert [f.line for f in findings] == [_line(src, "loss = nn.MSELoss()"), _line(src, "wl = "),
+                                          _line(src, "fixed.to_float")]
+    assert "computes the loss in float16" in findings[0].message
+    assert "also casts the loss inside it" in findings[1].message
+
+
+def test_float16_network_into_a_default_loss(project):
+    src = """
+net = Network()
+net.to_float(ms.float16)
+loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True)
+loss_net = nn.WithLossCell(net, loss)
+kept = nn.SoftmaxCrossEntropyWithLogits(sparse=True).to_float(ms.float32)
+ok = nn.WithLossCell(net, kept)
+"""
+    findings = _lint(project, src, "MS603")
+    assert [(f.line, f.column) for f in findings] == [(_line(src, "loss_net ="), 32)]
+    assert "float16 is used for calculation of the loss part, which may cause overflow" in findings[0].message
+
+
+def test_model_at_o2_handles_the_loss(project):
+    src = """
+net = Network()
+net.to_float(ms.float16)
+model = Model(net, nn.MSELoss(), nn.SGD(net.trainable_params()), amp_level="O2")
+model0 = Model(net, nn.MSELoss(), nn.SGD(net.trainable_params()))
+"""
+    findings = _lint(project, src, "MS603")
+    assert [f.line for f in findings] == [_line(src, "model0 =")]
+
+
+def test_project_loss_class(project):
+    src = """
+class MyLoss(nn.LossBase):
+    def construct(self, logits, labels):
+        return self.get_loss((logits - labels) ** 2)
+
+
+loss = MyLoss().to_float(ms.bfloat16)
+"""
+    findings = _lint(project, src, "MS603")
+    assert [f.line for f in findings] == [_line(src, "loss = MyLoss()")]
+    assert "bfloat16" in findings[0].message
