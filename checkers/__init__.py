@@ -6,9 +6,9 @@ registry, the pylint plugin and the `mslint` command all read it.
 """
 from __future__ import annotations
 
-from mslint.checkers import custom_types, third_party
+from mslint.checkers import concurrency, custom_types, third_party
 
-FAMILIES = (third_party, custom_types)
+FAMILIES = (third_party, custom_types, concurrency)
 
 
 def all_family_rules():
