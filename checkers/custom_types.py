@@ -232,9 +232,9 @@ def _mutation_message(ctx: ModuleContext, owner, attribute: str, spelled: str, g
     if _made_here(owner, gf):
         if not gf.strict:
             return None  # a throw-away object built and changed at compile time: consistent in LAX
-        return (f"'{spelled}' changes an attribute of an instance of {describe(ctx, cls)} in graph code: STRICT fails as "
-                "soon as the attribute is used (ValueError: When handling script '... in graph mode', the inputs "
-                "should be constant, but found variable ...)")
+        return (f"'{spelled}' changes an attribute of an instance of {describe(ctx, cls)} in graph code: "
+                "STRICT fails as soon as the attribute is used (ValueError: When handling script '... in graph "
+                "mode', the inputs should be constant, but found variable ...)")
     return (f"'{spelled}' changes an attribute of an instance of {describe(ctx, cls)} in graph code: the assignment "
             "runs once, while the graph is compiled, so after later calls the attribute still holds the first "
             "call's value (STRICT also fails when it is read back: ValueError: ... the inputs should be constant, "
