@@ -15,6 +15,7 @@ from astroid import nodes
 from mslint.context import ModuleContext
 from mslint.findings import Finding
 from mslint.rules import Rule, implements
+from mslint.scope import local_bindings
 
 CONCURRENCY_IN_GRAPH = Rule(
     "MS301", "concurrency-in-graph", "error",
@@ -60,13 +61,8 @@ def _object_class(ctx: ModuleContext, expr, gf) -> Optional[str]:
 
 def _bound_here(expr, gf) -> bool:
     """A local name of this graph function (its creation, in this function, is what gets reported)."""
-    if not isinstance(expr, nodes.Name):
-        return False
-    try:
-        scope, assigns = expr.lookup(expr.name)
-    except Exception:
-        return False
-    return scope is gf.node and bool(assigns) and not any(isinstance(a.parent, nodes.Arguments) for a in assigns)
+    assigns = local_bindings(expr, gf.node)
+    return bool(assigns) and not any(isinstance(a.parent, nodes.Arguments) for a in assigns)
 
 
 def _call_target(ctx: ModuleContext, call: nodes.Call, gf) -> Optional[str]:

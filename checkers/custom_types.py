@@ -16,7 +16,7 @@ from mslint import resolve
 from mslint.context import ModuleContext
 from mslint.findings import Finding
 from mslint.rules import Rule, implements
-from mslint.scope import GraphFunction
+from mslint.scope import GraphFunction, local_bindings
 
 OBJECT_FROM_TENSORS = Rule(
     "MS201", "custom-object-created-from-tensors", "error",
@@ -201,16 +201,9 @@ def _is_self(node, gf: GraphFunction) -> bool:
 
 def _made_here(node, gf: GraphFunction) -> bool:
     """A local name bound only to calls in this graph function: an object built during this graph call."""
-    if not isinstance(node, nodes.Name):
-        return False
-    try:
-        scope, assigns = node.lookup(node.name)
-    except Exception:
-        return False
-    if scope is not gf.node or not assigns:
-        return False
-    return all(isinstance(a, nodes.AssignName) and isinstance(a.parent, nodes.Assign)
-               and isinstance(a.parent.value, nodes.Call) for a in assigns)
+    assigns = local_bindings(node, gf.node)
+    return bool(assigns) and all(isinstance(a, nodes.AssignName) and isinstance(a.parent, nodes.Assign)
+                                 and isinstance(a.parent.value, nodes.Call) for a in assigns)
 
 
 def _mutable_custom(ctx: ModuleContext, cls) -> bool:

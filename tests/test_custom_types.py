@@ -425,3 +425,25 @@ def test_jit_class_cells_and_local_objects_under_lax_are_clean(project):
     assert "In JIT strict mode, if need to modify a member attribute of a class with self.total" in strict[0].message
     assert "called from Net.construct (line 32)" in strict[0].message
     assert "STRICT fails as soon as the attribute is used" in strict[1].message
+
+
+def test_local_bindings_only_for_names_local_to_the_function():
+    import astroid
+
+    from mslint.scope import local_bindings
+
+    module = astroid.parse('''
+G = 1
+def f(p):
+    a = g()
+    def inner():
+        return a
+    return a, p, G, inner
+''')
+    function = module.body[1]
+    names = {n.name: n for n in function.body[-1].nodes_of_class(astroid.nodes.Name)}
+    assert [b.parent.as_string() for b in local_bindings(names["a"], function)] == ["a = g()"]
+    assert isinstance(local_bindings(names["p"], function)[0].parent, astroid.nodes.Arguments)
+    assert local_bindings(names["G"], function) == []
+    inner_a = next(function.body[1].nodes_of_class(astroid.nodes.Name))
+    assert local_bindings(inner_a, function.body[1]) == []  # bound in the enclosing function
