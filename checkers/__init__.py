@@ -6,9 +6,10 @@ registry, the pylint plugin and the `mslint` command all read it.
 """
 from __future__ import annotations
 
-from mslint.checkers import dynamic_shape, gradients, migration, precision, third_party
+from mslint.checkers import (concurrency, custom_types, dynamic_shape, gradients, migration, precision,
+                             third_party)
 
-FAMILIES = (third_party, dynamic_shape, gradients, precision, migration)
+FAMILIES = (third_party, custom_types, concurrency, dynamic_shape, gradients, precision, migration)
 
 
 def all_family_rules():

@@ -11,6 +11,7 @@ from typing import Iterator, Optional
 from astroid import nodes
 
 from mslint import resolve
+from mslint.checkers.concurrency import owns as concurrency_owns
 from mslint.context import ModuleContext
 from mslint.data import replacements_for
 from mslint.findings import Finding
@@ -95,7 +96,7 @@ def _external_calls(ctx: ModuleContext):
             kind = ctx.resolver.kind(qualname, ctx.path)
             if kind not in (resolve.STDLIB, resolve.THIRD_PARTY):
                 continue
-            if qualname.split(".")[0] in _OTHER_FAMILIES or qualname in _NAMEDTUPLE:
+            if qualname.split(".")[0] in _OTHER_FAMILIES or qualname in _NAMEDTUPLE or concurrency_owns(qualname):
                 continue
             cached.append((call, gf, qualname))
         ctx.memo["ms1.calls"] = cached

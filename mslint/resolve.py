@@ -27,6 +27,8 @@ UNKNOWN = "unknown"
 _STDLIB_NAMES = frozenset(getattr(sys, "stdlib_module_names", ())) | frozenset(sys.builtin_module_names)
 _PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 _MAX_ALIAS_DEPTH = 8
+# Functions that make a class at run time: `Point = namedtuple("Point", "x y")`.
+CLASS_FACTORIES = frozenset({"collections.namedtuple", "typing.NamedTuple", "typing_extensions.NamedTuple"})
 
 
 def module_name_for_file(path: str) -> str:
@@ -102,6 +104,7 @@ class Resolver:
 
     def __init__(self):
         self._modules: Dict[str, nodes.Module] = {}  # absolute path -> the module object to use
+        self._factory_classes: Dict[nodes.Call, Optional[nodes.ClassDef]] = {}
 
     def register_module(self, module: nodes.Module) -> None:
         """Use this very module object when resolution leads back to its file (the file being linted)."""
@@ -183,7 +186,10 @@ class Resolver:
                     return None
             if isinstance(target, nodes.AssignName):
                 parent = target.parent
-                if isinstance(parent, nodes.Assign) and isinstance(parent.value, (nodes.Name, nodes.Attribute)):
+                made = self.factory_class(target)
+                if made is not None:
+                    target = made
+                elif isinstance(parent, nodes.Assign) and isinstance(parent.value, (nodes.Name, nodes.Attribute)):
                     qn = self.qualname(parent.value, depth + 1)
                     target = self.definition(qn, current.root().file, depth + 1) if qn else None
                     if target is None:
@@ -208,10 +214,32 @@ class Resolver:
                     value = getattr(target.parent, "value", None)
                     if isinstance(value, nodes.Lambda):
                         return value
+                    made = self.factory_class(target)
+                    if made is not None:
+                        return made
         qn = self.qualname(func_expr)
         if qn is None or self.kind(qn, func_expr.root().file) != PROJECT:
             return None
         return self.definition(qn, func_expr.root().file)
+
+    def factory_class(self, assign_name) -> Optional[nodes.ClassDef]:
+        """The class `P = namedtuple("P", ...)` (or typing.NamedTuple's call form) binds to P.
+
+        astroid builds that class from the factory's arguments (inference into the
+        standard library only); the same ClassDef is returned for every use."""
+        parent = getattr(assign_name, "parent", None)
+        if not (isinstance(parent, nodes.Assign) and isinstance(parent.value, nodes.Call)):
+            return None
+        call = parent.value
+        if call not in self._factory_classes:
+            made = None
+            if self.qualname(call.func) in CLASS_FACTORIES:
+                try:
+                    made = next(call.infer(), None)
+                except Exception:  # inference failure: the class stays unknown
+                    made = None
+            self._factory_classes[call] = made if isinstance(made, nodes.ClassDef) else None
+        return self._factory_classes[call]
 
     # -- classification ----------------------------------------------------------------
     def kind(self, qualname: str, from_file: Optional[str] = None) -> str:

@@ -76,7 +76,11 @@ def lint_file(path: str, config: config_module.Config) -> List[Finding]:
     except (UnicodeDecodeError, SyntaxError, LookupError) as error:
         return [Finding(FILE_UNREADABLE, path, 1, 0, None, None, f"cannot decode the file: {error}")]
     try:
-        module = AstroidBuilder(astroid.MANAGER).string_build(source, module_name_for_file(path), path)
+        modname = module_name_for_file(path)
+        module = AstroidBuilder(astroid.MANAGER).string_build(source, modname, os.path.abspath(path))
+        # astroid keeps the first module cached under a name; the resolver must see this one (the file as
+        # it is now), not one an earlier run or another file's analysis loaded
+        astroid.MANAGER.astroid_cache[modname] = module
     except astroid.AstroidSyntaxError as error:
         return [_syntax_error(path, error)]
     except RecursionError:

@@ -411,6 +411,18 @@ def _calls_in(function) -> Iterator[nodes.Call]:
             yield node
 
 
+def local_bindings(node, function) -> List[nodes.NodeNG]:
+    """The assignments of a Name that is a local variable of `function` (parameters included);
+    empty if the name is bound elsewhere (an enclosing function, the module) or cannot be looked up."""
+    if not isinstance(node, nodes.Name):
+        return []
+    try:
+        scope, assigns = node.lookup(node.name)
+    except Exception:  # astroid lookup failure: not known to be local
+        return []
+    return list(assigns) if scope is function else []
+
+
 def iter_body_nodes(function) -> Iterator[nodes.NodeNG]:
     """Every node of a function body, lambdas included, in source order.
 

@@ -1,0 +1,253 @@
+"""MS2xx: user-defined classes (plain classes, namedtuples, dataclasses, @jit_class) in graph scope.
+
+MindSpore 2.10 reads custom objects fine in graph code (an object built in `__init__`,
+its attributes and methods), but it cannot make one out of graph tensors, hand one back
+to the caller, or keep a change to one: those run through JIT Fallback, once, at compile
+time, or fail.
+"""
+from __future__ import annotations
+
+from typing import Iterator, List, Optional, Tuple
+
+from astroid import nodes
+
+from mslint import mindspore_names as msn
+from mslint import resolve
+from mslint.context import ModuleContext
+from mslint.findings import Finding
+from mslint.rules import Rule, implements
+from mslint.scope import GraphFunction, local_bindings
+
+OBJECT_FROM_TENSORS = Rule(
+    "MS201", "custom-object-created-from-tensors", "error",
+    "An instance of a user class (plain class, namedtuple, dataclass) is created from graph tensors in graph code.",
+    "Do not build user-defined types in the graph: pass the tensors as a tuple, list or dict (or as more "
+    "function parameters), or build the object in __init__ and hand the tensors to its methods.",
+)
+JIT_CLASS_FROM_TENSORS = Rule(
+    "MS202", "jit-class-created-from-tensors", "error",
+    "A @jit_class instance is created from graph tensors in graph code; its arguments must be constants.",
+    "Create the @jit_class instance in __init__ (or from constants) and pass the tensors to its methods.",
+)
+OBJECT_RETURNED = Rule(
+    "MS203", "custom-object-returned-from-graph", "error",
+    "A graph function returns an instance of a user class to its Python caller.",
+    "Return tensors, or tuples, lists or dicts of them, and rebuild the object outside the compiled code.",
+)
+OBJECT_MUTATED = Rule(
+    "MS204", "custom-object-mutated-in-graph", "error",
+    "Graph code assigns an attribute of a user-class object (not a Cell, not a @jit_class instance).",
+    "Keep state that changes in a Parameter updated with ops.assign, or return the new value and update the "
+    "object outside the compiled code.",
+)
+RULES = (OBJECT_FROM_TENSORS, JIT_CLASS_FROM_TENSORS, OBJECT_RETURNED, OBJECT_MUTATED)
+
+_TUPLE_BASES = frozenset({"builtins.tuple", "typing.NamedTuple", "typing_extensions.NamedTuple"})
+_NOT_CUSTOM_BASES = ("enum.", "builtins.BaseException", "builtins.Exception")
+
+
+# -- what counts as a user class -----------------------------------------------------
+def _base_names(ctx: ModuleContext, cls: nodes.ClassDef) -> List[str]:
+    """Qualified names of the classes in cls's hierarchy and of the bases outside the project."""
+    mro = ctx.classes.mro(cls)
+    return [k.qname() for k in mro] + [b for k in mro for b in ctx.classes.base_entries(k) if isinstance(b, str)]
+
+
+def _outside_project(cls: nodes.ClassDef) -> bool:
+    """builtins.dict, a standard-library class: not something the user defined."""
+    return resolve.kind_of_top_level(cls.root().name.split(".")[0]) != resolve.UNKNOWN
+
+
+def _is_exception(cls: nodes.ClassDef) -> bool:
+    try:
+        return cls.is_subtype_of("builtins.BaseException")
+    except Exception:  # an ancestor astroid cannot infer: not known to be an exception
+        return False
+
+
+def custom_class(ctx: ModuleContext, cls) -> bool:
+    """A class of the user's project (or a namedtuple made in it) that MindSpore treats as a Python object:
+    not a Cell or any other MindSpore subclass, not an exception, not an Enum."""
+    if not isinstance(cls, nodes.ClassDef) or _outside_project(cls) or ctx.classes.is_cell(cls):
+        return False
+    bases = _base_names(ctx, cls)
+    if any(msn.is_mindspore(b) or b.startswith(_NOT_CUSTOM_BASES) for b in bases):
+        return False
+    return not _is_exception(cls)
+
+
+def _is_tuple_class(ctx: ModuleContext, cls: nodes.ClassDef) -> bool:
+    return any(b in _TUPLE_BASES for b in _base_names(ctx, cls))
+
+
+def describe(ctx: ModuleContext, cls: nodes.ClassDef) -> str:
+    """"namedtuple 'Point'", "dataclass 'Box'", "@jit_class 'Scaler'" or "class 'Acc'"."""
+    if ctx.classes.is_jit_class(cls):
+        kind = "@jit_class"
+    elif _is_tuple_class(ctx, cls):
+        kind = "namedtuple"
+    elif any(ctx.classes.decorator_qualname(d) in ("dataclasses.dataclass", "attr.s", "attrs.define")
+             for k in ctx.classes.mro(cls) for d in ctx.classes.decorators(k)):
+        kind = "dataclass"
+    else:
+        kind = "class"
+    return f"{kind} '{cls.name}'"
+
+
+# -- MS201 / MS202 -------------------------------------------------------------------
+def _first_variable_argument(ctx: ModuleContext, call: nodes.Call, gf) -> Optional[Tuple[Optional[int], str]]:
+    """(positional index or None, its source) of the first argument that is a graph value."""
+    for index, argument in enumerate(call.args):
+        if ctx.value(argument, gf).is_var:
+            return (None if isinstance(argument, nodes.Starred) else index), argument.as_string()
+    for keyword in call.keywords or ():
+        if ctx.value(keyword.value, gf).is_var:
+            return None, keyword.value.as_string()
+    return None
+
+
+def _short(text: str, limit: int = 40) -> str:
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _creations(ctx: ModuleContext):
+    """(call, graph function, class, first variable argument) for custom objects built from graph values."""
+    cached = ctx.memo.get("ms2.creations")
+    if cached is None:
+        cached = []
+        for call, gf in ctx.graph_nodes(nodes.Call):
+            cls = ctx.resolver.resolve_callable(call.func)
+            if not custom_class(ctx, cls):
+                continue
+            variable = _first_variable_argument(ctx, call, gf)
+            if variable is not None:
+                cached.append((call, gf, cls, variable))
+        ctx.memo["ms2.creations"] = cached
+    return cached
+
+
+@implements(OBJECT_FROM_TENSORS)
+def check_object_from_tensors(ctx: ModuleContext) -> Iterator[Finding]:
+    for call, gf, cls, (_, argument) in _creations(ctx):
+        if ctx.classes.is_jit_class(cls):
+            continue
+        yield ctx.finding(
+            OBJECT_FROM_TENSORS, call,
+            f"{describe(ctx, cls)} is created from the graph value '{_short(argument)}': STRICT fails (ValueError: "
+            "When handling script '__call_func_str__(...) in graph mode', the inputs should be constant, but found "
+            "variable ...), LAX builds the object in the Python interpreter and the gradient through it is zero; use a "
+            "tuple or dict of tensors, or build the object in __init__",
+            gf,
+        )
+
+
+@implements(JIT_CLASS_FROM_TENSORS)
+def check_jit_class_from_tensors(ctx: ModuleContext) -> Iterator[Finding]:
+    for call, gf, cls, (index, argument) in _creations(ctx):
+        if not ctx.classes.is_jit_class(cls):
+            continue
+        which = f"input {index}" if index is not None else f"'{_short(argument)}'"
+        yield ctx.finding(
+            JIT_CLASS_FROM_TENSORS, call,
+            f"{describe(ctx, cls)} is created from the graph value '{_short(argument)}': it fails at every syntax "
+            f"level (TypeError: When creating an instance of '{cls.name}', all arguments are required to be "
+            f"constants, but {which} is a variable); create it in __init__ and pass tensors to its methods",
+            gf,
+        )
+
+
+# -- MS203 ---------------------------------------------------------------------------
+@implements(OBJECT_RETURNED)
+def check_object_returned(ctx: ModuleContext) -> Iterator[Finding]:
+    for ret, gf in ctx.graph_nodes(nodes.Return):
+        if not gf.is_root or ret.value is None or ret.scope() is not gf.node:
+            continue
+        value = ctx.value(ret.value, gf)
+        parts = [(ret.value, value)]
+        if isinstance(ret.value, nodes.Tuple) and value.elements and len(value.elements) == len(ret.value.elts):
+            parts = list(zip(ret.value.elts, value.elements))
+        for node, part in parts:
+            cls = part.node
+            # a namedtuple of constants comes back as itself; one of tensors is MS201's finding
+            if not custom_class(ctx, cls) or ctx.classes.is_jit_class(cls) or _is_tuple_class(ctx, cls):
+                continue
+            yield ctx.finding(
+                OBJECT_RETURNED, node,
+                f"{gf.display} returns an instance of {describe(ctx, cls)} ('{_short(node.as_string())}') from the "
+                "graph: STRICT fails (RuntimeError: Illegal type in the graph: AbstractScalar(Type: External, "
+                "Value: PythonObject(...))), LAX hands the Python object back through JIT Fallback, which STRICT "
+                "and MindIR export do not support; return tensors or a tuple or dict of them",
+                gf,
+            )
+
+
+# -- MS204 ---------------------------------------------------------------------------
+def _attribute_targets(statement) -> Iterator[nodes.AssignAttr]:
+    targets = statement.targets if isinstance(statement, nodes.Assign) else [statement.target]
+    stack = list(targets)
+    while stack:
+        target = stack.pop()
+        if isinstance(target, nodes.AssignAttr):
+            yield target
+        elif isinstance(target, (nodes.Tuple, nodes.List)):
+            stack.extend(target.elts)
+        elif isinstance(target, nodes.Starred):
+            stack.append(target.value)
+
+
+def _is_self(node, gf: GraphFunction) -> bool:
+    return isinstance(node, nodes.Name) and node.name == "self" and gf.self_class is not None
+
+
+def _made_here(node, gf: GraphFunction) -> bool:
+    """A local name bound only to calls in this graph function: an object built during this graph call."""
+    assigns = local_bindings(node, gf.node)
+    return bool(assigns) and all(isinstance(a, nodes.AssignName) and isinstance(a.parent, nodes.Assign)
+                                 and isinstance(a.parent.value, nodes.Call) for a in assigns)
+
+
+def _mutable_custom(ctx: ModuleContext, cls) -> bool:
+    return custom_class(ctx, cls) and not ctx.classes.is_jit_class(cls) and not _is_tuple_class(ctx, cls)
+
+
+def _mutation_message(ctx: ModuleContext, owner, attribute: str, spelled: str, gf: GraphFunction) -> Optional[str]:
+    """What happens when graph code sets `attribute` on `owner` (an expression), or None if nothing bad."""
+    if _is_self(owner, gf):
+        # a method of a plain object reached from graph code, changing its own state
+        if not gf.strict or not _mutable_custom(ctx, gf.self_class):
+            return None  # LAX runs such a method in the interpreter on every call
+        return (f"'{spelled}' changes an attribute of the {describe(ctx, gf.self_class)} in graph code: STRICT "
+                f"rejects it (TypeError: In JIT strict mode, if need to modify a member attribute of a class with "
+                f"self.{attribute}, the member attribute must be of the Parameter type)")
+    cls = ctx.value(owner, gf).node
+    if not _mutable_custom(ctx, cls):
+        return None
+    if _made_here(owner, gf):
+        if not gf.strict:
+            return None  # a throw-away object built and changed at compile time: consistent in LAX
+        return (f"'{spelled}' changes an attribute of an instance of {describe(ctx, cls)} in graph code: "
+                "STRICT fails as soon as the attribute is used (ValueError: When handling script '... in graph "
+                "mode', the inputs should be constant, but found variable ...)")
+    return (f"'{spelled}' changes an attribute of an instance of {describe(ctx, cls)} in graph code: the assignment "
+            "runs once, while the graph is compiled, so after later calls the attribute still holds the first "
+            "call's value (STRICT also fails when it is read back: ValueError: ... the inputs should be constant, "
+            "but found variable)")
+
+
+@implements(OBJECT_MUTATED)
+def check_object_mutated(ctx: ModuleContext) -> Iterator[Finding]:
+    for statement, gf in ctx.graph_nodes(nodes.Assign, nodes.AugAssign, nodes.AnnAssign):
+        for target in _attribute_targets(statement):
+            spelled = _short(target.as_string(), 50) + (f" {statement.op}" if isinstance(statement, nodes.AugAssign)
+                                                         else " =") + " ..."
+            message = _mutation_message(ctx, target.expr, target.attrname, spelled, gf)
+            if message:
+                yield ctx.finding(OBJECT_MUTATED, target, message, gf)
+    for call, gf in ctx.graph_nodes(nodes.Call):
+        if ctx.call_qualname(call, gf) != "builtins.setattr" or len(call.args) < 2:
+            continue
+        name = call.args[1]
+        attribute = name.value if isinstance(name, nodes.Const) and isinstance(name.value, str) else "..."
+        message = _mutation_message(ctx, call.args[0], attribute, _short(call.as_string(), 50), gf)
+        if message:
+            yield ctx.finding(OBJECT_MUTATED, call, message, gf)

@@ -1,0 +1,449 @@
+"""MS201-MS204: user classes created from tensors, jit_class from tensors, returned, mutated."""
+from __future__ import annotations
+
+from conftest import only
+
+MS2 = ["MS201", "MS202", "MS203", "MS204"]
+
+
+def lines(findings, code):
+    return [f.line for f in only(findings, code)]
+
+
+# -- MS201 ---------------------------------------------------------------------------
+def test_namedtuple_built_from_tensors_is_flagged_and_one_built_in_init_is_clean(project):
+    findings = project.lint_source('''
+        from collections import namedtuple
+        import mindspore as ms
+
+        Pair = namedtuple("Pair", ["a", "b"])
+
+
+        class FromTensors(ms.nn.Cell):
+            def construct(self, x):
+                p = Pair(x, x * 2)
+                return p.a + p.b
+
+
+        class FromInit(ms.nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.pair = Pair(2.0, 3.0)
+
+            def construct(self, x):
+                return x * self.pair.a + self.pair.b
+    ''', select=MS2)
+    assert [(f.code, f.line) for f in findings] == [("MS201", 9)]
+    assert "namedtuple 'Pair' is created from the graph value 'x'" in findings[0].message
+    assert "gradient through it is zero" in findings[0].message
+    assert "the inputs should be constant" in findings[0].message
+
+
+def test_typing_namedtuple_dataclass_and_plain_class_in_any_spelling(project):
+    findings = project.lint_source('''
+        import typing
+        from dataclasses import dataclass
+        from mindspore import nn, ops
+
+
+        class Box(typing.NamedTuple):
+            lo: object
+            hi: object
+
+
+        @dataclass
+        class Stats:
+            mean: object
+            std: object
+
+
+        class Plain:
+            def __init__(self, value, scale=1.0):
+                self.value = value
+                self.scale = scale
+
+
+        Alias = Plain
+        Functional = typing.NamedTuple("Functional", [("v", object)])
+
+
+        class Net(nn.Cell):
+            def construct(self, x, y):
+                box = Box(x, y)
+                stats = Stats(mean=ops.mean(x), std=1.0)
+                plain = Plain(1.0, scale=y)
+                other = Alias(*[x])
+                fun = Functional(v=x.sum())
+                return box.lo + stats.mean + plain.value + other.value + fun.v
+    ''', select=["MS201"])
+    assert lines(findings, "MS201") == [29, 30, 31, 32, 33]
+    messages = [f.message for f in findings]
+    assert "namedtuple 'Box'" in messages[0]
+    assert "dataclass 'Stats'" in messages[1] and "graph value 'ops.mean(x)'" in messages[1]
+    assert "class 'Plain'" in messages[2] and "graph value 'y'" in messages[2]
+    assert "namedtuple 'Functional'" in messages[4]
+
+
+def test_constant_arguments_cells_exceptions_enums_and_builtins_are_clean(project):
+    findings = project.lint_source('''
+        import enum
+        from collections import namedtuple
+        import mindspore as ms
+        from mindspore import nn
+
+        Pair = namedtuple("Pair", "a b")
+
+
+        class Plain:
+            def __init__(self, a):
+                self.a = a
+
+
+        class Block(nn.Cell):
+            def __init__(self, scale):
+                super().__init__()
+                self.scale = scale
+
+            def construct(self, x):
+                return x * self.scale
+
+
+        class BadInput(ValueError):
+            pass
+
+
+        class Mode(enum.Enum):
+            A = 1
+
+
+        class Net(nn.Cell):
+            def __init__(self, width):
+                super().__init__()
+                self.width = width
+
+            def construct(self, x):
+                p = Pair(1, self.width)
+                q = Plain(x.shape[0])
+                if x.sum() > 10:
+                    raise BadInput(x)
+                d = dict(a=x)
+                t = tuple([x, x])
+                m = Mode(1)
+                return x * p.a + q.a + d["a"] + t[0]
+    ''', select=MS2)
+    assert findings == []
+
+
+def test_creation_in_init_or_outside_graph_is_clean(project):
+    findings = project.lint_source('''
+        from dataclasses import dataclass
+        from mindspore import nn
+
+
+        @dataclass
+        class Cfg:
+            scale: object
+
+
+        def make_cfg(x):
+            return Cfg(x)
+
+
+        class Net(nn.Cell):
+            def __init__(self, x):
+                super().__init__()
+                self.cfg = make_cfg(x)
+                self.other = Cfg(x)
+
+            def construct(self, x):
+                return x * self.cfg.scale
+    ''', select=MS2)
+    assert findings == []
+
+
+def test_creation_in_a_helper_carries_the_reach_chain_across_modules(project):
+    project.write("pkg/__init__.py", "")
+    project.write("pkg/shapes.py", '''
+        import collections
+        Point = collections.namedtuple("Point", ["x", "y"])
+
+        def to_point(t):
+            return Point(t[0], t[1])
+    ''')
+    project.write("train.py", '''
+        from mindspore import nn
+        from pkg.shapes import Point
+        from pkg import shapes
+
+
+        class Net(nn.Cell):
+            def construct(self, x):
+                a = Point(x, x)
+                return a.x + self.helper(x)
+
+            def helper(self, x):
+                return shapes.to_point(x).x
+    ''')
+    findings = project.lint("train.py", select=MS2)
+    assert [(f.code, f.line) for f in findings] == [("MS201", 8)]
+    helper = project.lint("pkg/shapes.py", select=MS2)
+    assert helper == []  # no graph root in pkg/shapes.py itself
+
+
+def test_helper_creation_names_the_caller(project):
+    findings = project.lint_source('''
+        from mindspore import nn
+
+
+        class Plain:
+            def __init__(self, a):
+                self.a = a
+
+
+        class Net(nn.Cell):
+            def construct(self, x):
+                return self.wrap(x).a
+
+            def wrap(self, x):
+                return Plain(x)
+    ''', select=["MS201"])
+    assert lines(findings, "MS201") == [14]
+    assert "called from Net.construct (line 11)" in findings[0].message
+
+
+# -- MS202 ---------------------------------------------------------------------------
+def test_jit_class_from_tensors_in_any_spelling_and_subclasses(project):
+    findings = project.lint_source('''
+        import mindspore
+        from mindspore import jit_class, nn
+
+
+        @jit_class
+        class Scale:
+            def __init__(self, k):
+                self.k = k
+
+            def apply(self, x):
+                return x * self.k
+
+
+        @mindspore.jit_class
+        class Shift:
+            def __init__(self, b):
+                self.b = b
+
+
+        class SubScale(Scale):
+            pass
+
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.scale = Scale(2.0)
+
+            def construct(self, x):
+                a = Scale(x)
+                b = Shift(b=x)
+                c = SubScale(x.mean())
+                d = Scale(3.0)
+                return a.apply(x) + b.b + c.apply(x) + d.apply(x) + self.scale.apply(x)
+    ''', select=MS2)
+    assert [(f.code, f.line) for f in findings] == [("MS202", 30), ("MS202", 31), ("MS202", 32)]
+    assert "When creating an instance of 'Scale', all arguments are required to be constants, but input 0 is a " \
+           "variable" in findings[0].message
+    assert "every syntax level" in findings[0].message
+    assert "@jit_class 'SubScale'" in findings[2].message
+
+
+# -- MS203 ---------------------------------------------------------------------------
+def test_returning_a_user_object_from_a_root(project):
+    findings = project.lint_source('''
+        from collections import namedtuple
+        from dataclasses import dataclass
+        import mindspore as ms
+        from mindspore import nn
+
+        Pair = namedtuple("Pair", "a b")
+
+
+        @dataclass
+        class Result:
+            loss: object
+
+
+        class Cfg:
+            def __init__(self):
+                self.k = 1
+
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.cfg = Cfg()
+
+            def construct(self, x):
+                if x.sum() > 0:
+                    return x, self.cfg
+                return Pair(1, 2)
+
+
+        @ms.jit
+        def step(x):
+            out = Result(x * 2)
+            return out
+    ''', select=["MS203"])
+    assert lines(findings, "MS203") == [26, 33]
+    assert "Net.construct returns an instance of class 'Cfg' ('self.cfg')" in findings[0].message
+    assert findings[0].column == 22  # the tuple element, not the whole return
+    assert "Illegal type in the graph" in findings[1].message
+
+
+def test_returns_in_helpers_and_nested_functions_and_tensor_returns_are_clean(project):
+    findings = project.lint_source('''
+        from mindspore import nn
+
+
+        class Plain:
+            def __init__(self, a):
+                self.a = a
+
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.p = Plain(1)
+
+            def construct(self, x):
+                def inner():
+                    return self.p
+                return x * self.helper().a + inner().a
+
+            def helper(self):
+                return self.p
+    ''', select=["MS203"])
+    assert findings == []
+
+
+# -- MS204 ---------------------------------------------------------------------------
+def test_mutating_an_object_from_init_is_flagged(project):
+    findings = project.lint_source('''
+        from mindspore import nn
+
+
+        class Acc:
+            def __init__(self):
+                self.total = 0
+                self.steps = 0
+
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.acc = Acc()
+                self.count = 0
+
+            def construct(self, x):
+                self.acc.total = self.acc.total + 1
+                self.acc.steps += 1
+                setattr(self.acc, "total", 3)
+                self.count = 1
+                return x
+    ''', select=["MS204"])
+    assert lines(findings, "MS204") == [17, 18, 19]
+    assert "'self.acc.total = ...' changes an attribute of an instance of class 'Acc'" in findings[0].message
+    assert "runs once, while the graph is compiled" in findings[0].message
+    assert "'self.acc.steps += ...'" in findings[1].message
+
+
+def test_mutation_through_a_parameter_in_a_helper(project):
+    findings = project.lint_source('''
+        from mindspore import nn
+
+
+        class Acc:
+            def __init__(self):
+                self.total = 0
+
+
+        def bump(acc, x):
+            acc.total = x
+            return x
+
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.acc = Acc()
+
+            def construct(self, x):
+                return bump(self.acc, x)
+    ''', select=["MS204"])
+    assert lines(findings, "MS204") == [10]
+    assert "called from Net.construct (line 20)" in findings[0].message
+
+
+def test_jit_class_cells_and_local_objects_under_lax_are_clean(project):
+    src = '''
+        import mindspore as ms
+        from mindspore import nn
+
+
+        @ms.jit_class
+        class Counter:
+            def __init__(self):
+                self.n = 0
+
+
+        class Acc:
+            def __init__(self):
+                self.total = 0
+
+            def add(self, v):
+                self.total = self.total + v
+                return v
+
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.counter = Counter()
+                self.block = nn.Dense(2, 2)
+                self.acc = Acc()
+
+            def construct(self, x):
+                self.counter.n = 1
+                self.block.weight_init = 1
+                local = Acc()
+                local.total = 5
+                self.acc.add(1)
+                return x + local.total
+    '''
+    assert project.lint_source(src, select=["MS204"]) == []
+    strict = project.lint_source(src, select=["MS204"], syntax_level="strict")
+    assert lines(strict, "MS204") == [16, 31]
+    assert "In JIT strict mode, if need to modify a member attribute of a class with self.total" in strict[0].message
+    assert "called from Net.construct (line 32)" in strict[0].message
+    assert "STRICT fails as soon as the attribute is used" in strict[1].message
+
+
+def test_local_bindings_only_for_names_local_to_the_function():
+    import astroid
+
+    from mslint.scope import local_bindings
+
+    module = astroid.parse('''
+G = 1
+def f(p):
+    a = g()
+    def inner():
+        return a
+    return a, p, G, inner
+''')
+    function = module.body[1]
+    names = {n.name: n for n in function.body[-1].nodes_of_class(astroid.nodes.Name)}
+    assert [b.parent.as_string() for b in local_bindings(names["a"], function)] == ["a = g()"]
+    assert isinstance(local_bindings(names["p"], function)[0].parent, astroid.nodes.Arguments)
+    assert local_bindings(names["G"], function) == []
+    inner_a = next(function.body[1].nodes_of_class(astroid.nodes.Name))
+    assert local_bindings(inner_a, function.body[1]) == []  # bound in the enclosing function
