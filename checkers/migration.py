@@ -156,6 +156,22 @@ def _is_zero(node) -> bool:
     return _number(node) == 0
 
 
+def _may_be_zero(node) -> bool:
+    """A padding expression whose value the analysis cannot show to be non-zero."""
+    if isinstance(node, nodes.BinOp):
+        return False  # `kernel_size // 2`: PyTorch's "same" padding idiom, non-zero for the usual kernels
+    if not isinstance(node, nodes.Name):
+        return True
+    try:
+        _, assigns = node.lookup(node.name)
+    except Exception:  # noqa: BLE001
+        return True
+    values = [a.parent.value for a in assigns if isinstance(a, nodes.AssignName) and isinstance(a.parent, nodes.Assign)]
+    if not values or len(values) != len(assigns):
+        return True  # a parameter, a loop variable, or bound in several ways
+    return any(_number(v) is None and not isinstance(v, (nodes.Tuple, nodes.List)) or _is_zero(v) for v in values)
+
+
 def _layer(call: nodes.Call) -> str:
     text = call.func.as_string()
     return text if len(text) <= 40 else "..." + text[-37:]
@@ -167,6 +183,8 @@ def _conv_padding_problem(call: nodes.Call, name: str):
     padding = _argument(call, "padding", padding_at)
     if padding is None or _is_zero(padding):
         return None
+    if _number(padding) is None and not isinstance(padding, (nodes.Tuple, nodes.List)) and _may_be_zero(padding):
+        return None  # e.g. a constructor argument whose default is 0: the analysis cannot tell
     pad_mode = _argument(call, "pad_mode", pad_mode_at)
     if pad_mode is None:
         return None if _opaque(call) else (padding, None)

@@ -90,19 +90,25 @@ class ModuleContext:
             return lattice.ClassFacts({})
         if cls not in self._facts:
             self._facts[cls] = lattice.ClassFacts({})  # recursion guard
-            values: Dict[str, lattice.Value] = {}
+            # __init__ defines what an attribute is (a subclass's __init__ overrides its base's);
+            # other non-graph methods only add attributes __init__ does not set
+            from_init: Dict[str, lattice.Value] = {}
+            from_others: Dict[str, lattice.Value] = {}
             for klass in reversed(self.classes.mro(cls)):
                 methods = [m for m in klass.mymethods() if m.name not in ("construct", "bprop")
                            and self.classes.jit_decorator(m) is None]
-                methods.sort(key=lambda m: (m.name != "__init__", m.lineno or 0))
                 for method in methods:
                     params = {name: lattice.CONST for name in lattice.root_params(method, self.resolver)}
                     state = self.interpreter.run(method, params, None)
                     for key, value in state.env.items():
-                        if key.startswith("self."):
-                            name = key[5:]
-                            values[name] = value if name not in values else lattice.join(values[name], value)
-            self._facts[cls] = lattice.ClassFacts(values)
+                        if not key.startswith("self."):
+                            continue
+                        name = key[5:]
+                        if method.name == "__init__":
+                            from_init[name] = value
+                        else:
+                            from_others[name] = lattice.join(from_others[name], value) if name in from_others else value
+            self._facts[cls] = lattice.ClassFacts({**from_others, **from_init})
         return self._facts[cls]
 
     def _resolve_class(self, func_expr) -> Optional[nodes.ClassDef]:

@@ -546,6 +546,8 @@ class Interpreter:
         """Calling a primitive instance (`ops.Greater()(x, y)`, `self.cast(m, ms.bool_)`) runs the op."""
         tags = {"tensor"}
         last = (primitive.cls or "").rsplit(".", 1)[-1]
+        if last in ("Shape", "Rank", "DType", "Size"):
+            return CONST  # static in graph mode, like x.shape
         if last in _BOOL_PRIMITIVES or (last == "Cast" and len(node.args) > 1 and self._is_bool_dtype(node.args[1])):
             tags.add("bool")
         return Value(Kind.VAR if arg_kind == Kind.VAR else Kind.CONST, frozenset(tags))
@@ -636,9 +638,26 @@ def _bind_call(target, args: List[Value], kwargs: Dict[str, Value], bound: bool,
         positional = positional[1:]
     params = dict(zip(positional, args))
     params.update({k: v for k, v in kwargs.items() if k is not None})
+    return with_unpassed_defaults(target, params, resolver)
+
+
+def with_unpassed_defaults(target, params: Dict[str, Value], resolver: resolve.Resolver) -> Dict[str, Value]:
+    """Add the parameters a call leaves out: they hold their default, a constant evaluated at
+    definition time (`min_value=None`, `k=3`); *args and **kwargs guess graph values."""
+    args = target.args
+    positional = [a.name for a in (args.posonlyargs or []) + (args.args or [])]
+    with_default = positional[len(positional) - len(args.defaults or []):]
+    keyword_defaults = [a.name for a, d in zip(args.kwonlyargs or [], args.kw_defaults or []) if d is not None]
+    for name in with_default + keyword_defaults:
+        params.setdefault(name, Value(Kind.CONST, frozenset({"none"})) if _is_none_default(target, name) else CONST)
     for name, value in root_params(target, resolver).items():
         params.setdefault(name, value)
     return params
+
+
+def _is_none_default(function, name: str) -> bool:
+    default = function.args.default_value(name) if hasattr(function.args, "default_value") else None
+    return isinstance(default, nodes.Const) and default.value is None
 
 
 def _join_envs(*envs: Dict[str, Value]) -> Dict[str, Value]:

@@ -53,6 +53,10 @@ class Rule:
     def url(self) -> str:
         return f"{DOCS_BASE_URL}{self.code}.md"
 
+    def __reduce__(self):
+        # findings cross process boundaries (--jobs); a rule travels as its code
+        return (rule_for_code, (self.code,))
+
     def as_dict(self) -> dict:
         return {
             "code": self.code,
@@ -148,6 +152,13 @@ def implements(rule: Rule):
 
 
 _REGISTRY: Optional[Registry] = None
+
+
+def rule_for_code(code: str) -> Rule:
+    rule = registry().get(code)
+    if rule is None:
+        raise KeyError(code)
+    return rule
 
 
 def registry() -> Registry:

@@ -460,8 +460,6 @@ def _bind_arguments(call: nodes.Call, target, values: lattice.FunctionValues, bo
     for keyword in call.keywords or ():
         if keyword.arg is not None:
             params[keyword.arg] = values.value(keyword.value)
-    # parameters the call does not pass keep their root-style default (tensor, or constant default)
     if isinstance(target, nodes.FunctionDef):
-        for name, value in lattice.root_params(target, values.interpreter.resolver).items():
-            params.setdefault(name, value)
+        params = lattice.with_unpassed_defaults(target, params, values.interpreter.resolver)
     return params

@@ -213,3 +213,10 @@ def test_console_script_runs_as_a_module(tree):
                             capture_output=True, text=True)
     assert result.returncode == 1
     assert json.loads(result.stdout)[0]["code"] == "MS102"
+
+
+def test_every_rule_survives_pickling_for_worker_processes():
+    import pickle
+
+    for rule in registry():
+        assert pickle.loads(pickle.dumps(rule)) is rule

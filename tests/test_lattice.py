@@ -131,3 +131,48 @@ def test_call_sites_are_joined(tmp_path):
                 return self.helper(3) + self.helper(x.sum())
     ''')
     assert found["k"].kind == Kind.VAR
+
+
+def test_unpassed_none_default_is_a_constant_not_a_tensor(tmp_path):
+    found = values_of(tmp_path, '''
+        from mindspore import nn
+
+        def make_divisible(v, divisor, min_value=None):
+            if not min_value:
+                min_value = divisor
+            return max(min_value, int(v + divisor / 2) // divisor * divisor)
+
+        class Net(nn.Cell):
+            def __init__(self, dim):
+                super().__init__()
+                self.head_dim = make_divisible(dim * 0.5, divisor=8)
+
+            def construct(self, x):
+                probe(head=self.head_dim)
+                return x
+    ''')
+    assert found["head"].kind == Kind.CONST
+
+
+def test_shape_primitive_and_init_defined_parameters(tmp_path):
+    found = values_of(tmp_path, '''
+        import mindspore as ms
+        from mindspore import nn, ops, Parameter, Tensor
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.shape = ops.Shape()
+                self.updates = Parameter(Tensor(0.0, ms.float32))
+
+            def step(self):
+                self.updates += 1
+
+            def construct(self, x):
+                batch, length = self.shape(x)
+                self.step()
+                probe(length=length, updates=self.updates)
+                return x
+    ''')
+    assert found["length"].kind == Kind.CONST
+    assert found["updates"].has("parameter")

@@ -464,3 +464,21 @@ def test_migration_rules_metadata():
     assert rule.pylint_id == "C8710" and rule.default_enabled
     assert registry().get("MS701").pylint_id == "E8701"
     assert registry().get("MS703").pylint_id == "W8703"
+
+
+def test_conv_padding_from_a_parameter_defaulting_to_zero_is_not_reported(project):
+    # reduced from a real model: the padding is a constructor argument whose default is 0
+    findings = project.lint_source("""
+from mindspore import nn
+
+
+class PatchEmbed(nn.Cell):
+    def __init__(self, kernel_size=(16, 16), padding=(0, 0, 0, 0), in_chans=3, embed_dim=768):
+        super().__init__()
+        self.proj = nn.Conv2d(in_chans, embed_dim, kernel_size=kernel_size, stride=kernel_size,
+                              padding=padding, has_bias=True)
+
+    def construct(self, x):
+        return self.proj(x)
+""", select=["MS701"])
+    assert findings == []
