@@ -6,9 +6,9 @@ registry, the pylint plugin and the `mslint` command all read it.
 """
 from __future__ import annotations
 
-from mslint.checkers import third_party
+from mslint.checkers import graph_syntax, third_party
 
-FAMILIES = (third_party,)
+FAMILIES = (third_party, graph_syntax)
 
 
 def all_family_rules():
