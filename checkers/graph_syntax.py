@@ -175,12 +175,18 @@ def check_jit_class_on_cell(ctx: ModuleContext) -> Iterator[Finding]:
                 )
 
 
+_KEYWORDS = {"Try": "try", "TryStar": "try", "Match": "match", "With": "with"}
+
+
 def _header(finding: Finding, node) -> Finding:
-    """Narrow a finding on a def or a compound statement to its first line (`def name`, `try`, ...)."""
+    """Narrow a finding on a def or a compound statement to its keyword (`def name`, `try`, `with`)."""
     position = getattr(node, "position", None)
-    if position is not None:
+    if position is not None:  # FunctionDef / ClassDef: the `def name` part
         return replace(finding, line=position.lineno, column=position.col_offset,
                        end_line=position.end_lineno, end_column=position.end_col_offset)
+    keyword = _KEYWORDS.get(type(node).__name__)
+    if keyword is not None:
+        return replace(finding, end_line=finding.line, end_column=finding.column + len(keyword))
     return finding
 
 
@@ -236,6 +242,16 @@ def _is_concurrency(qualname: Optional[str]) -> bool:
     return bool(qualname) and any(qualname == p or qualname.startswith(p + ".") for p in _CONCURRENCY_PREFIXES)
 
 
+def _is_root_parameter(expr, gf) -> bool:
+    if not (isinstance(expr, nodes.Name) and gf.is_root):
+        return False
+    try:
+        _, assigns = expr.lookup(expr.name)
+    except Exception:
+        return False
+    return bool(assigns) and all(isinstance(a.parent, nodes.Arguments) for a in assigns)
+
+
 def _with_problem(ctx: ModuleContext, expr, gf) -> Optional[str]:
     """What the context manager is, when it is known not to be a @jit_class instance; None otherwise."""
     if isinstance(expr, nodes.Call):
@@ -244,6 +260,8 @@ def _with_problem(ctx: ModuleContext, expr, gf) -> Optional[str]:
             kind = ctx.resolver.kind(qualname, ctx.path)
             if kind in (resolve.BUILTIN, resolve.STDLIB, resolve.THIRD_PARTY, resolve.MINDSPORE):
                 return f"'{expr.func.as_string()}(...)' ({qualname}) is not a @jit_class instance"
+    if _is_root_parameter(expr, gf):
+        return None  # the lattice assumes a tensor; the caller may well pass a @jit_class instance
     value = ctx.value(expr, gf)
     if _is_concurrency(value.cls):
         return None
