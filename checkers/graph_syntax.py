@@ -79,16 +79,67 @@ def _legacy_name(qualname: Optional[str]) -> Optional[str]:
     return name if name in _LEGACY_NAMES and module in _LEGACY_MODULES else None
 
 
-def _legacy_message(name: str, how: str) -> str:
-    return (f"{how} '{name}', which was replaced by '{_LEGACY_NAMES[name]}' in MindSpore 2.0 and is no longer "
-            f"there (last documented in 2.5; 2.10: ImportError: cannot import name '{name}' from 'mindspore'); "
+def _spelled(node) -> str:
+    text = node.as_string()
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _legacy_message(name: str, node) -> str:
+    return (f"'{_spelled(node)}': '{name}' was replaced by '{_LEGACY_NAMES[name]}' in MindSpore 2.0 and is gone "
+            f"(last documented in 2.5; 2.10: ImportError: cannot import name '{name}' from 'mindspore'); "
             f"use {_LEGACY_NAMES[name]}")
 
 
-def _common_api_message(what: str) -> str:
-    return (f"{what} the module 'mindspore.common.api', deprecated since MindSpore 2.9 (it logs \"Module "
-            "'mindspore.common.api' is deprecated from version 2.9.0 and will be removed in a future version, "
-            "use 'mindspore.graph.api' instead.\"); import from 'mindspore' or 'mindspore.graph.api'")
+def _common_api_message(node) -> str:
+    return (f"'{_spelled(node)}' imports the module 'mindspore.common.api', deprecated since MindSpore 2.9 (it "
+            "logs \"Module 'mindspore.common.api' is deprecated from version 2.9.0 and will be removed in a future "
+            "version, use 'mindspore.graph.api' instead.\"); import from 'mindspore' or 'mindspore.graph.api'")
+
+
+def _bound_names(statements) -> set:
+    names = set()
+    for statement in statements:
+        if isinstance(statement, (nodes.Import, nodes.ImportFrom)):
+            names.update(alias or name.split(".")[0] for name, alias in statement.names)
+    return names
+
+
+def _version_branch(node: nodes.ImportFrom) -> bool:
+    """`if new_version: from mindspore import jit` / `else: from mindspore import ms_function as jit`:
+    the other branch of the `if` binds the same name."""
+    parent = node.parent
+    if not isinstance(parent, nodes.If):
+        return False
+    other = parent.orelse if node in parent.body else parent.body
+    return bool(_bound_names([node]) & _bound_names(other))
+
+
+_BROAD_ERRORS = frozenset({"Exception", "BaseException"})
+
+
+def _handles(handler: nodes.ExceptHandler, errors) -> bool:
+    if handler.type is None:
+        return True
+    caught = handler.type.elts if isinstance(handler.type, nodes.Tuple) else [handler.type]
+    return any(isinstance(c, nodes.Name) and (c.name in errors or c.name in _BROAD_ERRORS) for c in caught)
+
+
+def _guarded(node, errors) -> bool:
+    """Inside a `try` (body or handler) that catches one of `errors`: a version-compatibility fallback
+    such as `try: from mindspore import jit` / `except ImportError: from mindspore import ms_function as jit`."""
+    child, parent = node, node.parent
+    while parent is not None and not isinstance(parent, (nodes.FunctionDef, nodes.ClassDef, nodes.Module)):
+        if isinstance(parent, nodes.Try):
+            if child in parent.body and any(_handles(h, errors) for h in parent.handlers):
+                return True
+            if isinstance(child, nodes.ExceptHandler) and _handles(child, errors):
+                return True
+        child, parent = parent, parent.parent
+    return False
+
+
+_IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError"})
+_ATTRIBUTE_ERRORS = frozenset({"AttributeError"})
 
 
 @implements(LEGACY_JIT_API)
@@ -98,22 +149,25 @@ def check_legacy_jit_api(ctx: ModuleContext) -> Iterator[Finding]:
     if not (legacy or deprecated):
         return
     for node in ctx.module.nodes_of_class((nodes.Import, nodes.ImportFrom, nodes.Attribute)):
+        if _guarded(node, _ATTRIBUTE_ERRORS if isinstance(node, nodes.Attribute) else _IMPORT_ERRORS):
+            continue
         if isinstance(node, nodes.ImportFrom):
             module = resolve.absolute_import_name(node)
             names = [name for name, _ in node.names if module in _LEGACY_MODULES and name in _LEGACY_NAMES]
             if legacy and names:
-                yield ctx.finding(LEGACY_JIT_API, node, _legacy_message(names[0], f"imports from '{module}'"))
+                if not _version_branch(node):
+                    yield ctx.finding(LEGACY_JIT_API, node, _legacy_message(names[0], node))
             elif deprecated and module == _DEPRECATED_MODULE:
-                yield ctx.finding(LEGACY_JIT_API, node, _common_api_message("imports from"))
+                yield ctx.finding(LEGACY_JIT_API, node, _common_api_message(node))
         elif isinstance(node, nodes.Import):
             if deprecated and any(name == _DEPRECATED_MODULE for name, _ in node.names):
-                yield ctx.finding(LEGACY_JIT_API, node, _common_api_message("imports"))
+                yield ctx.finding(LEGACY_JIT_API, node, _common_api_message(node))
         elif legacy:
             # ms.ms_function / mindspore.common.api.ms_class; `ms.common.api` itself is an alias of
             # mindspore.graph.api on 2.10 and logs nothing, so only the removed names are reported
             name = _legacy_name(ctx.qualname(node))
             if name is not None:
-                yield ctx.finding(LEGACY_JIT_API, node, _legacy_message(name, f"'{node.as_string()}' uses"))
+                yield ctx.finding(LEGACY_JIT_API, node, _legacy_message(name, node))
 
 
 # -- MS802 -------------------------------------------------------------------------------

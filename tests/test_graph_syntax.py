@@ -52,7 +52,7 @@ def test_ms801_attribute_spellings(project):
         helper = mindspore.ms_class
         """, select=["MS801"])
     assert lines(findings, "MS801") == [5, 10]
-    assert "'ms.ms_function' uses 'ms_function'" in findings[0].message
+    assert "'ms.ms_function': 'ms_function' was replaced by 'mindspore.jit'" in findings[0].message
     assert "mindspore.jit_class" in findings[1].message
 
 
@@ -507,3 +507,45 @@ def test_ms807_set_display_and_comprehension(project):
     assert lines(findings, "MS807") == [6, 7]
     assert "Unsupported expression 'Set'." in findings[0].message
     assert "Unsupported expression 'SetComp'." in findings[1].message
+
+
+def test_ms801_version_fallbacks_are_not_reported(project):
+    findings = project.lint_source("""
+        import mindspore as ms
+
+        try:
+            from mindspore import jit
+        except ImportError:
+            from mindspore import ms_function as jit
+
+        try:
+            from mindspore import ms_class
+        except (ModuleNotFoundError, ImportError):
+            from mindspore import jit_class as ms_class
+
+        try:
+            legacy = ms.ms_function
+        except AttributeError:
+            legacy = ms.jit
+
+        if ms.__version__.startswith("2"):
+            from mindspore import jit as compile_fn
+        else:
+            from mindspore import ms_function as compile_fn
+        """, select=["MS801"])
+    assert findings == []
+
+
+def test_ms801_try_or_if_that_is_no_fallback_still_reports(project):
+    findings = project.lint_source("""
+        import os
+
+        try:
+            from mindspore import ms_function
+        except ValueError:
+            ms_function = None
+
+        if os.environ.get("LEGACY"):
+            from mindspore import ms_class
+        """, select=["MS801"])
+    assert lines(findings, "MS801") == [4, 9]
