@@ -6,10 +6,10 @@ registry, the pylint plugin and the `mslint` command all read it.
 """
 from __future__ import annotations
 
-from mslint.checkers import (concurrency, custom_types, dynamic_shape, gradients, migration, precision,
-                             third_party)
+from mslint.checkers import (concurrency, custom_types, dynamic_shape, gradients, graph_syntax, migration,
+                             precision, third_party)
 
-FAMILIES = (third_party, custom_types, concurrency, dynamic_shape, gradients, precision, migration)
+FAMILIES = (third_party, custom_types, concurrency, dynamic_shape, gradients, precision, migration, graph_syntax)
 
 
 def all_family_rules():

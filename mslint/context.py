@@ -28,7 +28,7 @@ class ModuleContext:
                                               self.classes.lookup_method)
         self._facts: Dict[nodes.ClassDef, lattice.ClassFacts] = {}
         self._scope: Optional[GraphScope] = None
-        self._nodes_cache: Optional[List[Tuple[nodes.NodeNG, GraphFunction]]] = None
+        self._nodes_cache: Dict[str, List[Tuple[nodes.NodeNG, GraphFunction]]] = {}
         self.memo: Dict[str, object] = {}  # shared results between rules of a family
 
     # -- graph scope -------------------------------------------------------------------
@@ -47,21 +47,25 @@ class ModuleContext:
     def graph_functions(self) -> List[GraphFunction]:
         return self.scope.local_functions()
 
-    def graph_nodes(self, *types: Type[nodes.NodeNG]) -> Iterator[Tuple[nodes.NodeNG, GraphFunction]]:
+    def graph_nodes(self, *types: Type[nodes.NodeNG], parsed: bool = False
+                    ) -> Iterator[Tuple[nodes.NodeNG, GraphFunction]]:
         """(node, the graph function it is in) for every node of these types in graph scope.
 
         A node reached in several ways (a helper called from two roots) is yielded once,
-        with the first (shortest) way it is reached."""
-        if self._nodes_cache is None:
+        with the first (shortest) way it is reached.  With `parsed=True` the bodies of nested
+        `def`s are included even when nothing calls them: MindSpore's parser still rejects
+        unsupported syntax there (syntax rules want this; value rules do not)."""
+        key = "parsed" if parsed else "compiled"
+        if key not in self._nodes_cache:
             seen = set()
             ordered = []
             for gf in self.graph_functions():
-                for node in iter_body_nodes(gf.node):
+                for node in iter_body_nodes(gf.node, nested_defs=parsed):
                     if node not in seen:
                         seen.add(node)
                         ordered.append((node, gf))
-            self._nodes_cache = ordered
-        for node, gf in self._nodes_cache:
+            self._nodes_cache[key] = ordered
+        for node, gf in self._nodes_cache[key]:
             if not types or isinstance(node, types):
                 yield node, gf
 

@@ -423,11 +423,11 @@ def local_bindings(node, function) -> List[nodes.NodeNG]:
     return list(assigns) if scope is function else []
 
 
-def iter_body_nodes(function) -> Iterator[nodes.NodeNG]:
+def iter_body_nodes(function, nested_defs: bool = False) -> Iterator[nodes.NodeNG]:
     """Every node of a function body, lambdas included, in source order.
 
-    A nested `def` is yielded itself but not its body: MindSpore compiles it only when it is
-    called, and then the scope analyses it as a function of its own."""
+    A nested `def` is yielded itself but (unless `nested_defs`) not its body: MindSpore
+    compiles it only when it is called, and then the scope analyses it as a function of its own."""
     if isinstance(function, nodes.Lambda):
         roots = [function.body]
     else:
@@ -438,11 +438,11 @@ def iter_body_nodes(function) -> Iterator[nodes.NodeNG]:
         if isinstance(node, nodes.ClassDef):
             continue
         yield node
-        if isinstance(node, (nodes.FunctionDef, nodes.AsyncFunctionDef)):
+        if isinstance(node, (nodes.FunctionDef, nodes.AsyncFunctionDef)) and not nested_defs:
             continue
         children = list(node.get_children())
-        if isinstance(node, nodes.Lambda):
-            children = [c for c in children if not isinstance(c, nodes.Arguments)]
+        if isinstance(node, (nodes.Lambda, nodes.FunctionDef, nodes.AsyncFunctionDef)):
+            children = [c for c in children if not isinstance(c, (nodes.Arguments, nodes.Decorators))]
         stack.extend(reversed(children))
 
 

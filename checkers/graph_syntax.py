@@ -1,0 +1,397 @@
+"""MS8xx: graph syntax the compiler rejects, and removed or deprecated jit APIs.
+
+MS801, MS803 and MS804 look at the module (imports, decorators, class definitions):
+they are about how graph code is declared.  MS802 and MS805-MS807 look at graph scope:
+statements and expressions MindSpore's parser refuses in every syntax level (STRICT and
+LAX alike), with the error text MindSpore 2.10 gives.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Iterator, Optional
+
+from astroid import nodes
+
+from mslint import mindspore_names as msn
+from mslint import resolve
+from mslint.context import ModuleContext
+from mslint.findings import Finding
+from mslint.rules import Rule, implements
+
+LEGACY_JIT_API = Rule(
+    "MS801", "legacy-jit-api", "error",
+    "A removed or deprecated jit API is used: `ms_function`, `ms_class`, or the module `mindspore.common.api`.",
+    "Use `mindspore.jit` instead of `ms_function` and `mindspore.jit_class` instead of `ms_class` (their 2.0 "
+    "replacements), imported from `mindspore`; import from `mindspore` or `mindspore.graph.api`, not "
+    "`mindspore.common.api`.",
+)
+CLASSMETHOD_IN_GRAPH = Rule(
+    "MS802", "classmethod-in-graph", "error",
+    "A `@classmethod` is called in graph code; MindSpore does not pass `cls` and the call fails to compile.",
+    "Make it a `@staticmethod` or a module-level function (classmethods are not supported in graph mode).",
+)
+JIT_CLASS_ON_CELL = Rule(
+    "MS803", "jit-class-on-cell", "error",
+    "`@jit_class` (or `@ms_class`) decorates an `nn.Cell` subclass, which MindSpore refuses when the class is defined.",
+    "Remove the decorator: a Cell is already supported in graph mode; `jit_class` is only for plain user classes.",
+)
+CONSTRUCT_NOT_COMPILED = Rule(
+    "MS804", "construct-not-compiled", "info",
+    "A Cell overrides `__call__` without calling `Cell.__call__`, so its `construct` is never compiled.",
+    "Call `super().__call__(*args)` from `__call__` (or drop the override) so MindSpore compiles `construct`; "
+    "or decorate `construct` with `@mindspore.jit`.",
+    default_enabled=False,
+)
+UNSUPPORTED_SYNTAX = Rule(
+    "MS805", "unsupported-syntax-in-graph", "error",
+    "Graph code uses Python syntax MindSpore cannot compile: try, del, nonlocal, `:=`, yield, async, match, or "
+    "`with` on an object that is not a `@jit_class` instance.",
+    "Restructure the code: validate inputs outside the graph instead of try/except, drop `del`, return values "
+    "instead of nonlocal or generators, use if/elif for match, and only use `with` on @jit_class instances.",
+)
+IMPORT_IN_GRAPH = Rule(
+    "MS806", "import-in-graph", "error",
+    "An `import` statement is inside graph code, which MindSpore cannot compile.",
+    "Move the import to the top of the module.",
+)
+SET_IN_GRAPH = Rule(
+    "MS807", "set-in-graph", "error",
+    "A set display or set comprehension is in graph code; graph mode has no set type.",
+    "Use a tuple or a list (graph mode does not support the set type).",
+)
+RULES = (LEGACY_JIT_API, CLASSMETHOD_IN_GRAPH, JIT_CLASS_ON_CELL, CONSTRUCT_NOT_COMPILED, UNSUPPORTED_SYNTAX,
+         IMPORT_IN_GRAPH, SET_IN_GRAPH)
+
+# -- MS801 -------------------------------------------------------------------------------
+# ms_function / ms_class were replaced by jit / jit_class in 2.0, last documented in 2.5, and are
+# gone in 2.10; mindspore.common.api became mindspore.graph.api in 2.9 (a deprecation log line).
+LEGACY_REMOVED_IN = "2.6"
+COMMON_API_DEPRECATED_IN = "2.9"
+_LEGACY_NAMES = {"ms_function": "mindspore.jit", "ms_class": "mindspore.jit_class"}
+_LEGACY_MODULES = ("mindspore", "mindspore.common", "mindspore.common.api")
+_DEPRECATED_MODULE = "mindspore.common.api"
+
+
+def _legacy_name(qualname: Optional[str]) -> Optional[str]:
+    if not qualname or "." not in qualname:
+        return None
+    module, name = qualname.rsplit(".", 1)
+    return name if name in _LEGACY_NAMES and module in _LEGACY_MODULES else None
+
+
+def _spelled(node) -> str:
+    text = node.as_string()
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _legacy_message(name: str, node) -> str:
+    return (f"'{_spelled(node)}': '{name}' was replaced by '{_LEGACY_NAMES[name]}' in MindSpore 2.0 and is gone "
+            f"(last documented in 2.5; 2.10: ImportError: cannot import name '{name}' from 'mindspore'); "
+            f"use {_LEGACY_NAMES[name]}")
+
+
+def _common_api_message(node) -> str:
+    return (f"'{_spelled(node)}' imports the module 'mindspore.common.api', deprecated since MindSpore 2.9 (it "
+            "logs \"Module 'mindspore.common.api' is deprecated from version 2.9.0 and will be removed in a future "
+            "version, use 'mindspore.graph.api' instead.\"); import from 'mindspore' or 'mindspore.graph.api'")
+
+
+def _bound_names(statements) -> set:
+    names = set()
+    for statement in statements:
+        if isinstance(statement, (nodes.Import, nodes.ImportFrom)):
+            names.update(alias or name.split(".")[0] for name, alias in statement.names)
+    return names
+
+
+def _version_branch(node: nodes.ImportFrom) -> bool:
+    """`if new_version: from mindspore import jit` / `else: from mindspore import ms_function as jit`:
+    the other branch of the `if` binds the same name."""
+    parent = node.parent
+    if not isinstance(parent, nodes.If):
+        return False
+    other = parent.orelse if node in parent.body else parent.body
+    return bool(_bound_names([node]) & _bound_names(other))
+
+
+_BROAD_ERRORS = frozenset({"Exception", "BaseException"})
+
+
+def _handles(handler: nodes.ExceptHandler, errors) -> bool:
+    if handler.type is None:
+        return True
+    caught = handler.type.elts if isinstance(handler.type, nodes.Tuple) else [handler.type]
+    return any(isinstance(c, nodes.Name) and (c.name in errors or c.name in _BROAD_ERRORS) for c in caught)
+
+
+def _guarded(node, errors) -> bool:
+    """Inside a `try` (body or handler) that catches one of `errors`: a version-compatibility fallback
+    such as `try: from mindspore import jit` / `except ImportError: from mindspore import ms_function as jit`."""
+    child, parent = node, node.parent
+    while parent is not None and not isinstance(parent, (nodes.FunctionDef, nodes.ClassDef, nodes.Module)):
+        if isinstance(parent, nodes.Try):
+            if child in parent.body and any(_handles(h, errors) for h in parent.handlers):
+                return True
+            if isinstance(child, nodes.ExceptHandler) and _handles(child, errors):
+                return True
+        child, parent = parent, parent.parent
+    return False
+
+
+_IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError"})
+_ATTRIBUTE_ERRORS = frozenset({"AttributeError"})
+
+
+@implements(LEGACY_JIT_API)
+def check_legacy_jit_api(ctx: ModuleContext) -> Iterator[Finding]:
+    legacy = ctx.config.target_at_least(LEGACY_REMOVED_IN)
+    deprecated = ctx.config.target_at_least(COMMON_API_DEPRECATED_IN)
+    if not (legacy or deprecated):
+        return
+    for node in ctx.module.nodes_of_class((nodes.Import, nodes.ImportFrom, nodes.Attribute)):
+        if _guarded(node, _ATTRIBUTE_ERRORS if isinstance(node, nodes.Attribute) else _IMPORT_ERRORS):
+            continue
+        if isinstance(node, nodes.ImportFrom):
+            module = resolve.absolute_import_name(node)
+            names = [name for name, _ in node.names if module in _LEGACY_MODULES and name in _LEGACY_NAMES]
+            if legacy and names:
+                if not _version_branch(node):
+                    yield ctx.finding(LEGACY_JIT_API, node, _legacy_message(names[0], node))
+            elif deprecated and module == _DEPRECATED_MODULE:
+                yield ctx.finding(LEGACY_JIT_API, node, _common_api_message(node))
+        elif isinstance(node, nodes.Import):
+            if deprecated and any(name == _DEPRECATED_MODULE for name, _ in node.names):
+                yield ctx.finding(LEGACY_JIT_API, node, _common_api_message(node))
+        elif legacy:
+            # ms.ms_function / mindspore.common.api.ms_class; `ms.common.api` itself is an alias of
+            # mindspore.graph.api on 2.10 and logs nothing, so only the removed names are reported
+            name = _legacy_name(ctx.qualname(node))
+            if name is not None:
+                yield ctx.finding(LEGACY_JIT_API, node, _legacy_message(name, node))
+
+
+# -- MS802 -------------------------------------------------------------------------------
+def _receiver_class(ctx: ModuleContext, expr, gf) -> Optional[nodes.ClassDef]:
+    if isinstance(expr, nodes.Name) and expr.name == "self" and gf.self_class is not None:
+        return gf.self_class
+    definition = ctx.resolver.resolve_callable(expr) if isinstance(expr, (nodes.Name, nodes.Attribute)) else None
+    if isinstance(definition, nodes.ClassDef):
+        return definition
+    value = ctx.value(expr, gf)
+    return value.node if isinstance(value.node, nodes.ClassDef) else None
+
+
+def _arity_text(method: nodes.FunctionDef, call: nodes.Call) -> str:
+    args = method.args
+    expected = len(args.posonlyargs or []) + len(args.args or [])
+    simple = not (args.vararg or args.kwarg or args.defaults or args.kwonlyargs)
+    passed = len(call.args) + len(call.keywords or ())
+    if simple and passed == expected - 1 and not any(isinstance(a, nodes.Starred) for a in call.args):
+        return (f"TypeError: The parameters number of the function is {expected}, but the number of provided "
+                f"arguments is {passed}.")
+    return "TypeError: The parameters number of the function is …, but the number of provided arguments is …"
+
+
+@implements(CLASSMETHOD_IN_GRAPH)
+def check_classmethod_in_graph(ctx: ModuleContext) -> Iterator[Finding]:
+    for call, gf in ctx.graph_nodes(nodes.Call):
+        func = call.func
+        if not isinstance(func, nodes.Attribute):
+            continue
+        cls = _receiver_class(ctx, func.expr, gf)
+        if cls is None:
+            continue
+        method = ctx.classes.lookup_method(cls, func.attrname)
+        if method is None or method.type != "classmethod":
+            continue
+        owner = method.parent.name if isinstance(method.parent, nodes.ClassDef) else cls.name
+        yield ctx.finding(
+            CLASSMETHOD_IN_GRAPH, call,
+            f"'{func.as_string()}(...)' calls the classmethod {owner}.{method.name} in graph code: MindSpore does "
+            f"not bind 'cls' and fails to compile ({_arity_text(method, call)}); make it a @staticmethod",
+            gf,
+        )
+
+
+# -- MS803 / MS804 -----------------------------------------------------------------------
+@implements(JIT_CLASS_ON_CELL)
+def check_jit_class_on_cell(ctx: ModuleContext) -> Iterator[Finding]:
+    for cls in ctx.module.nodes_of_class(nodes.ClassDef):
+        for decorator in ctx.classes.decorators(cls):
+            qualname = ctx.classes.decorator_qualname(decorator)
+            if qualname in msn.JIT_CLASS_DECORATORS and ctx.classes.is_cell(cls):
+                name = qualname.rsplit(".", 1)[-1]
+                yield ctx.finding(
+                    JIT_CLASS_ON_CELL, decorator,
+                    f"@{name} on the Cell subclass {cls.name}: MindSpore raises when the class is defined "
+                    f"(TypeError: Decorator jit_class is used for user-defined classes and cannot be used for "
+                    f"nn.Cell: <class '...{cls.name}'>.); remove the decorator",
+                )
+
+
+_KEYWORDS = {"Try": "try", "TryStar": "try", "Match": "match", "With": "with"}
+
+
+def _header(finding: Finding, node) -> Finding:
+    """Narrow a finding on a def or a compound statement to its keyword (`def name`, `try`, `with`)."""
+    position = getattr(node, "position", None)
+    if position is not None:  # FunctionDef / ClassDef: the `def name` part
+        return replace(finding, line=position.lineno, column=position.col_offset,
+                       end_line=position.end_lineno, end_column=position.end_col_offset)
+    keyword = _KEYWORDS.get(type(node).__name__)
+    if keyword is not None:
+        return replace(finding, end_line=finding.line, end_column=finding.column + len(keyword))
+    return finding
+
+
+@implements(CONSTRUCT_NOT_COMPILED)
+def check_construct_not_compiled(ctx: ModuleContext) -> Iterator[Finding]:
+    for cls in ctx.module.nodes_of_class(nodes.ClassDef):
+        own_call = next((m for m in cls.mymethods() if m.name == "__call__"), None)
+        if own_call is None or not ctx.classes.is_cell(cls) or not ctx.classes.overrides_call_without_super(cls):
+            continue
+        if ctx.classes.jit_decorator(cls) is not None:
+            continue  # @jit on the class compiles construct whoever calls it
+        construct = ctx.classes.lookup_method(cls, "construct")
+        if construct is None or ctx.classes.jit_decorator(construct) is not None:
+            continue
+        finding = ctx.finding(
+            CONSTRUCT_NOT_COMPILED, own_call,
+            f"{cls.name} overrides __call__ without calling Cell.__call__: its construct is never compiled and "
+            "runs eagerly in Python even under GRAPH_MODE (no graph optimisation; mslint does not check it as "
+            "graph code); call super().__call__(...) or decorate construct with @mindspore.jit",
+        )
+        yield _header(finding, own_call)
+
+
+# -- MS805 -------------------------------------------------------------------------------
+_STATEMENTS = {
+    nodes.Try: ("'try'", "RuntimeError: Unsupported statement 'Try'."),
+    nodes.TryStar: ("'try'", "RuntimeError: Unsupported statement 'TryStar'."),
+    nodes.Delete: ("'del'", "RuntimeError: Unsupported statement 'Delete'."),
+    nodes.Nonlocal: ("'nonlocal'", "RuntimeError: Unsupported statement 'Nonlocal'."),
+    nodes.Match: ("'match'", "RuntimeError: Unsupported statement 'Match'."),
+}
+_EXPRESSIONS = {
+    nodes.NamedExpr: ("the assignment expression ':='", "RuntimeError: Unsupported expression 'NamedExpr'."),
+    nodes.Yield: ("'yield'", "RuntimeError: Unsupported expression 'Yield'."),
+    nodes.YieldFrom: ("'yield from'", "RuntimeError: Unsupported expression 'YieldFrom'."),
+}
+_HINTS = {
+    "'try'": "validate inputs outside the graph instead",
+    "'del'": "let the name go out of scope instead",
+    "'nonlocal'": "return the value from the inner function instead",
+    "'match'": "use if/elif instead",
+    "the assignment expression ':='": "assign on a separate line instead",
+    "'yield'": "return a tuple instead of generating values",
+    "'yield from'": "return a tuple instead of generating values",
+}
+# context managers MS301 (concurrency-in-graph) reports: locks, executors, pools
+_CONCURRENCY_PREFIXES = ("threading", "_thread", "multiprocessing", "concurrent", "asyncio",
+                         "mindspore.multiprocessing")
+_NON_OBJECT_TAGS = frozenset({"tensor", "parameter", "cell", "ndarray", "primitive"})
+
+
+def _is_concurrency(qualname: Optional[str]) -> bool:
+    return bool(qualname) and any(qualname == p or qualname.startswith(p + ".") for p in _CONCURRENCY_PREFIXES)
+
+
+def _is_root_parameter(expr, gf) -> bool:
+    if not (isinstance(expr, nodes.Name) and gf.is_root):
+        return False
+    try:
+        _, assigns = expr.lookup(expr.name)
+    except Exception:
+        return False
+    return bool(assigns) and all(isinstance(a.parent, nodes.Arguments) for a in assigns)
+
+
+def _with_problem(ctx: ModuleContext, expr, gf) -> Optional[str]:
+    """What the context manager is, when it is known not to be a @jit_class instance; None otherwise."""
+    if isinstance(expr, nodes.Call):
+        qualname = ctx.call_qualname(expr, gf)
+        if qualname and not _is_concurrency(qualname):
+            kind = ctx.resolver.kind(qualname, ctx.path)
+            if kind in (resolve.BUILTIN, resolve.STDLIB, resolve.THIRD_PARTY, resolve.MINDSPORE):
+                return f"'{expr.func.as_string()}(...)' ({qualname}) is not a @jit_class instance"
+    if _is_root_parameter(expr, gf):
+        return None  # the lattice assumes a tensor; the caller may well pass a @jit_class instance
+    value = ctx.value(expr, gf)
+    if _is_concurrency(value.cls):
+        return None
+    if isinstance(value.node, nodes.ClassDef):
+        if ctx.classes.is_jit_class(value.node):
+            return None
+        return f"'{expr.as_string()}' is an instance of {value.node.name}, which is not a @jit_class"
+    tags = value.tags & _NON_OBJECT_TAGS
+    if tags:
+        return f"'{expr.as_string()}' is a {sorted(tags)[0]}, not a @jit_class instance"
+    return None
+
+
+def _graph_syntax(ctx: ModuleContext):
+    """(node, gf, keyword, error text, hint) for unsupported statements and expressions in graph scope."""
+    for node, gf in ctx.graph_nodes(*_STATEMENTS, *_EXPRESSIONS, parsed=True):
+        keyword, error = _STATEMENTS.get(type(node)) or _EXPRESSIONS[type(node)]
+        yield node, gf, keyword, error, _HINTS[keyword]
+
+
+@implements(UNSUPPORTED_SYNTAX)
+def check_unsupported_syntax(ctx: ModuleContext) -> Iterator[Finding]:
+    for node, gf, keyword, error, hint in _graph_syntax(ctx):
+        finding = ctx.finding(
+            UNSUPPORTED_SYNTAX, node,
+            f"{keyword} in graph code cannot be compiled (MindSpore 2.10, STRICT and LAX: {error}); {hint}", gf)
+        yield _header(finding, node) if type(node) in _STATEMENTS else finding
+    # async: a graph function that is itself `async def` (its await / async for / async with go with it)
+    async_roots = set()
+    for gf in ctx.graph_functions():
+        if isinstance(gf.node, nodes.AsyncFunctionDef) and gf.node not in async_roots:
+            async_roots.add(gf.node)
+            finding = ctx.finding(
+                UNSUPPORTED_SYNTAX, gf.node,
+                f"'async def {gf.node.name}' is graph code, which cannot be a coroutine (MindSpore 2.10 fails to "
+                "parse it: TypeError: Parse Lambda Function Fail. Node type must be Lambda, but got NoneType.); "
+                "make it a plain def without await / async for / async with", gf)
+            yield _header(finding, gf.node)
+    for node, gf in ctx.graph_nodes(nodes.AsyncFunctionDef, parsed=True):
+        if node in async_roots:
+            continue
+        finding = ctx.finding(
+            UNSUPPORTED_SYNTAX, node,
+            f"'async def {node.name}' inside graph code cannot be compiled (MindSpore 2.10, STRICT and LAX: "
+            "RuntimeError: Unsupported statement 'AsyncFunctionDef'.); make it a plain def", gf)
+        yield _header(finding, node)
+    for node, gf in ctx.graph_nodes(nodes.With):
+        for expr, _ in node.items:
+            problem = _with_problem(ctx, expr, gf)
+            if problem is not None:
+                finding = ctx.finding(
+                    UNSUPPORTED_SYNTAX, node,
+                    f"'with' in graph code only accepts @jit_class instances, and {problem} (MindSpore 2.10, "
+                    "STRICT and LAX: TypeError: Only support jit_class instance, but got ...); move the `with` "
+                    "out of the graph or make the context manager a @jit_class", gf)
+                yield _header(finding, node)
+                break
+
+
+# -- MS806 / MS807 -----------------------------------------------------------------------
+@implements(IMPORT_IN_GRAPH)
+def check_import_in_graph(ctx: ModuleContext) -> Iterator[Finding]:
+    for node, gf in ctx.graph_nodes(nodes.Import, nodes.ImportFrom, parsed=True):
+        statement = "Import" if isinstance(node, nodes.Import) else "ImportFrom"
+        yield ctx.finding(
+            IMPORT_IN_GRAPH, node,
+            f"'{node.as_string()}' in graph code cannot be compiled (MindSpore 2.10, STRICT and LAX: "
+            f"RuntimeError: Unsupported statement '{statement}'.); import at the top of the module", gf)
+
+
+@implements(SET_IN_GRAPH)
+def check_set_in_graph(ctx: ModuleContext) -> Iterator[Finding]:
+    for node, gf in ctx.graph_nodes(nodes.Set, nodes.SetComp, parsed=True):
+        what, expression = ("a set display", "Set") if isinstance(node, nodes.Set) else ("a set comprehension",
+                                                                                          "SetComp")
+        yield ctx.finding(
+            SET_IN_GRAPH, node,
+            f"{what} in graph code cannot be compiled: graph mode has no set type (MindSpore 2.10, STRICT and "
+            f"LAX: RuntimeError: Unsupported expression '{expression}'.); use a tuple or a list", gf)

@@ -1,0 +1,551 @@
+"""MS8xx: removed jit APIs, classmethods, jit_class on Cell, uncompiled construct, unsupported syntax."""
+from __future__ import annotations
+
+import pytest
+
+from conftest import codes_by_line, only
+
+MS8 = ["MS801", "MS802", "MS803", "MS804", "MS805", "MS806", "MS807"]
+
+
+def lines(findings, code):
+    return [f.line for f in only(findings, code)]
+
+
+# -- MS801 legacy-jit-api ---------------------------------------------------------------------
+LEGACY_IMPORT = """
+from mindspore import ms_function, Tensor
+
+
+@ms_function
+def add(x, y):
+    return x + y
+"""
+
+
+def test_ms801_ms_function_import_is_reported_once(project):
+    findings = project.lint_source(LEGACY_IMPORT, select=["MS801"])
+    assert lines(findings, "MS801") == [1]
+    message = findings[0].message
+    assert "ImportError: cannot import name 'ms_function' from 'mindspore'" in message
+    assert "mindspore.jit" in message
+
+
+@pytest.mark.parametrize("version, reported", [("1.8", False), ("2.0", False), ("2.5", False), ("2.6", True),
+                                               ("2.10", True)])
+def test_ms801_ms_function_follows_target_version(project, version, reported):
+    findings = project.lint_source(LEGACY_IMPORT, select=["MS801"], target_version=version)
+    assert lines(findings, "MS801") == ([1] if reported else [])
+
+
+def test_ms801_attribute_spellings(project):
+    findings = project.lint_source("""
+        import mindspore as ms
+        import mindspore
+
+
+        @ms.ms_function
+        def add(x, y):
+            return x + y
+
+
+        helper = mindspore.ms_class
+        """, select=["MS801"])
+    assert lines(findings, "MS801") == [5, 10]
+    assert "'ms.ms_function': 'ms_function' was replaced by 'mindspore.jit'" in findings[0].message
+    assert "mindspore.jit_class" in findings[1].message
+
+
+def test_ms801_ms_class_from_common_api(project):
+    findings = project.lint_source("from mindspore.common.api import ms_class\n", select=["MS801"])
+    assert lines(findings, "MS801") == [1]
+    assert "'ms_class'" in findings[0].message and "mindspore.jit_class" in findings[0].message
+
+
+COMMON_API = """
+from mindspore.common.api import jit
+import mindspore.common.api as api
+"""
+
+
+def test_ms801_common_api_is_deprecated_from_2_9(project):
+    findings = project.lint_source(COMMON_API, select=["MS801"])
+    assert lines(findings, "MS801") == [1, 2]
+    assert "deprecated from version 2.9.0" in findings[0].message
+    assert "mindspore.graph.api" in findings[0].message
+    assert lines(project.lint_source(COMMON_API, select=["MS801"], target_version="2.9"), "MS801") == [1, 2]
+    assert project.lint_source(COMMON_API, select=["MS801"], target_version="2.8") == []
+
+
+def test_ms801_current_apis_are_clean(project):
+    findings = project.lint_source("""
+        import mindspore as ms
+        from mindspore import jit, jit_class
+        from mindspore.graph.api import jit as graph_jit
+        from mindspore.common import api  # an alias of mindspore.graph.api on 2.10, no deprecation log
+        from mindspore import nn
+
+        jitted = ms.jit
+        executor = ms.common.api._cell_graph_executor
+
+
+        @jit_class
+        class Point:
+            def __init__(self):
+                self.x = 1
+
+
+        class Net(nn.Cell):
+            @jit
+            def construct(self, x):
+                return x
+        """, select=["MS801"])
+    assert findings == []
+
+
+# -- MS802 classmethod-in-graph ---------------------------------------------------------------
+def test_ms802_self_and_class_calls(project):
+    findings = project.lint_source("""
+        from mindspore import nn
+
+
+        class Net(nn.Cell):
+            @classmethod
+            def func(cls, x, y):
+                return x + y
+
+            def construct(self, x):
+                a = self.func(x, x)
+                return Net.func(a, x)
+        """, select=["MS802"])
+    assert lines(findings, "MS802") == [10, 11]
+    assert "classmethod Net.func" in findings[0].message
+    assert "The parameters number of the function is 3, but the number of provided arguments is 2." \
+        in findings[0].message
+
+
+def test_ms802_inherited_classmethod_and_plain_object(project):
+    findings = project.lint_source("""
+        import mindspore as ms
+
+
+        class Scaler:
+            @classmethod
+            def double(cls, x):
+                return x * 2
+
+
+        class Base(ms.nn.Cell):
+            @classmethod
+            def shift(cls, x):
+                return x + 1
+
+
+        class Net(Base):
+            def __init__(self):
+                super().__init__()
+                self.scaler = Scaler()
+
+            def construct(self, x):
+                return self.scaler.double(self.helper(x))
+
+            def helper(self, x):
+                return self.shift(x)
+        """, select=["MS802"])
+    assert lines(findings, "MS802") == [22, 25]
+    assert "classmethod Scaler.double" in findings[0].message
+    assert "classmethod Base.shift" in findings[1].message
+    assert "called from Net.construct" in findings[1].message
+
+
+def test_ms802_staticmethod_and_classmethod_outside_graph_are_clean(project):
+    findings = project.lint_source("""
+        from mindspore import nn
+
+
+        class Net(nn.Cell):
+            def __init__(self, scale):
+                super().__init__()
+                self.scale = self.make_scale(scale)
+
+            @classmethod
+            def make_scale(cls, scale):
+                return scale * 2
+
+            @staticmethod
+            def add(x, y):
+                return x + y
+
+            def construct(self, x):
+                return self.add(x, x) * self.scale
+        """, select=["MS802"])
+    assert findings == []
+
+
+# -- MS803 jit-class-on-cell --------------------------------------------------------------------
+def test_ms803_jit_class_on_cell_any_spelling(project):
+    findings = project.lint_source("""
+        import mindspore as ms
+        from mindspore.nn import Cell as C
+
+
+        class Base(C):
+            pass
+
+
+        @ms.jit_class
+        class Net(Base):
+            def construct(self, x):
+                return x
+        """, select=["MS803"])
+    assert lines(findings, "MS803") == [9]
+    assert "cannot be used for nn.Cell" in findings[0].message
+    assert findings[0].column == 1  # the decorator expression, after '@'
+
+
+def test_ms803_jit_class_on_plain_class_is_clean(project):
+    findings = project.lint_source("""
+        from mindspore import jit_class
+
+
+        @jit_class
+        class Point:
+            def __init__(self, x):
+                self.x = x
+        """, select=["MS803"])
+    assert findings == []
+
+
+# -- MS804 construct-not-compiled ---------------------------------------------------------------
+EAGER = """
+import numpy as np
+from mindspore import nn, Tensor
+
+
+class Eager(nn.Cell):
+    def __call__(self, x):
+        return self.construct(x)
+
+    def construct(self, x):
+        return Tensor(x.asnumpy() + 1)
+
+
+class Child(Eager):
+    pass
+"""
+
+
+def test_ms804_reports_the_override_and_is_off_by_default(project):
+    findings = project.lint_source(EAGER, select=["MS804", "MS101"])
+    assert codes_by_line(findings) == {6: ["MS804"]}  # construct is not graph code: no MS101
+    assert "never compiled" in findings[0].message
+    assert (findings[0].end_line, findings[0].column) == (6, 4)
+    assert only(project.lint_source(EAGER), "MS804") == []
+
+
+@pytest.mark.parametrize("call", ["super().__call__(x)", "nn.Cell.__call__(self, x)"])
+def test_ms804_override_that_reaches_cell_call_is_clean(project, call):
+    findings = project.lint_source(f"""
+        from mindspore import nn
+
+
+        class Logged(nn.Cell):
+            def __call__(self, x):
+                print("called")
+                return {call}
+
+            def construct(self, x):
+                return x
+        """, select=["MS804"])
+    assert findings == []
+
+
+def test_ms804_jit_construct_is_compiled_anyway(project):
+    findings = project.lint_source("""
+        import mindspore as ms
+        from mindspore import nn
+
+
+        class Net(nn.Cell):
+            def __call__(self, x):
+                return self.construct(x)
+
+            @ms.jit
+            def construct(self, x):
+                return x
+        """, select=["MS804"])
+    assert findings == []
+
+
+# -- MS805 unsupported-syntax-in-graph ----------------------------------------------------------
+def test_ms805_statements_and_expressions(project):
+    findings = project.lint_source("""
+        from mindspore import nn
+
+
+        class Net(nn.Cell):
+            def construct(self, x):
+                try:
+                    y = x + 1
+                except ValueError:
+                    y = x
+                del x
+                if (n := y.shape[0]) > 1:
+                    y = y + n
+                count = 0
+
+                def bump():
+                    nonlocal count
+                    count = 1
+                    yield count
+                    yield from (1, 2)
+
+                match n:
+                    case 1:
+                        return y
+                return y
+        """, select=["MS805"])
+    assert lines(findings, "MS805") == [6, 10, 11, 16, 18, 19, 21]
+    texts = [f.message for f in only(findings, "MS805")]
+    for fragment in ("'Try'", "'Delete'", "'NamedExpr'", "'Nonlocal'", "'Yield'", "'YieldFrom'", "'Match'"):
+        assert any(fragment in t for t in texts), fragment
+    try_finding = only(findings, "MS805")[0]
+    assert (try_finding.end_line, try_finding.end_column) == (6, 11)  # just the 'try' keyword line
+
+
+def test_ms805_async(project):
+    findings = project.lint_source("""
+        import mindspore as ms
+        from mindspore import nn
+
+
+        class Net(nn.Cell):
+            def construct(self, x):
+                async def fetch():
+                    return x
+                return self.helper(x)
+
+            async def helper(self, x):
+                await self.other(x)
+                return x
+
+
+        @ms.jit
+        async def compiled(x):
+            async for item in x:
+                pass
+            return x
+        """, select=["MS805"])
+    assert lines(findings, "MS805") == [7, 11, 17]
+    messages = [f.message for f in only(findings, "MS805")]
+    assert "Unsupported statement 'AsyncFunctionDef'" in messages[0]
+    assert "Parse Lambda Function Fail" in messages[1] and "called from Net.construct" in messages[1]
+    assert "Parse Lambda Function Fail" in messages[2]
+
+
+def test_ms805_with_needs_a_jit_class_instance(project):
+    findings = project.lint_source("""
+        import threading
+        from mindspore import nn, ops, jit_class
+
+
+        class Opener:
+            def __enter__(self):
+                return self
+
+            def __exit__(self, *args):
+                return False
+
+
+        @jit_class
+        class JitOpener:
+            def __init__(self):
+                self.v = 1
+
+            def __enter__(self):
+                return self.v
+
+            def __exit__(self, *args):
+                return False
+
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.plain = Opener()
+                self.jitted = JitOpener()
+                self.lock = threading.Lock()
+
+            def construct(self, x, manager):
+                with self.plain:
+                    x = x + 1
+                with open("/dev/null"):
+                    x = x + 1
+                y = ops.abs(x)
+                with y:
+                    x = x + 1
+                with self.jitted as v:
+                    x = x + v
+                with JitOpener() as v:
+                    x = x + v
+                with self.lock:
+                    x = x + 1
+                with manager:
+                    x = x + 1
+                return x
+        """, select=["MS805"])
+    assert lines(findings, "MS805") == [33, 35, 38]  # not `with manager:`, a parameter of construct
+    messages = [f.message for f in only(findings, "MS805")]
+    assert "instance of Opener, which is not a @jit_class" in messages[0]
+    assert "builtins.open" in messages[1]
+    assert "'y' is a tensor" in messages[2]
+    assert all("Only support jit_class instance" in m for m in messages)
+
+
+def test_ms805_with_on_executor_is_left_to_ms301(project):
+    findings = project.lint_source("""
+        from concurrent.futures import ThreadPoolExecutor
+        import multiprocessing
+        from mindspore import nn
+
+
+        class Net(nn.Cell):
+            def construct(self, x):
+                with ThreadPoolExecutor(2) as pool:
+                    pass
+                with multiprocessing.Pool(2) as pool:
+                    pass
+                return x
+        """, select=["MS805"])
+    assert findings == []
+
+
+def test_ms805_supported_syntax_is_clean(project):
+    findings = project.lint_source("""
+        from mindspore import nn
+
+        LIMIT = 1
+
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                try:
+                    self.scale = 2
+                except ValueError:
+                    self.scale = 1
+
+            def construct(self, x):
+                global LIMIT
+                y: int = 1
+                assert x.shape[0] == 3
+                if x.shape[0] > 5:
+                    raise ValueError("too big")
+                f = lambda a: a + 1
+                squares = [i * i for i in range(3)]
+                table = {i: i for i in range(3)}
+                total = tuple(i for i in range(3))
+                s = x
+                for i in range(x.shape[0]):
+                    s = s + i
+                i = 0
+                while i < x.shape[0]:
+                    i += 1
+                return f(s) + y + squares[0] + table[1] + total[0] + LIMIT
+        """, select=MS8)
+    assert findings == []
+
+
+def test_ms805_not_reported_outside_graph_scope(project):
+    findings = project.lint_source("""
+        def load(path):
+            try:
+                import json
+                with open(path) as handle:
+                    return json.load(handle), {1, 2}
+            finally:
+                del path
+        """, select=MS8)
+    assert findings == []
+
+
+# -- MS806 import-in-graph / MS807 set-in-graph ------------------------------------------------
+def test_ms806_import_in_construct_and_helper(project):
+    findings = project.lint_source("""
+        from mindspore import nn
+
+
+        def helper(x):
+            from math import pi
+            return x * pi
+
+
+        class Net(nn.Cell):
+            def construct(self, x):
+                import math
+                return helper(x) + math.e
+        """, select=["MS806"])
+    assert lines(findings, "MS806") == [5, 11]
+    assert "Unsupported statement 'ImportFrom'" in findings[0].message
+    assert "called from Net.construct" in findings[0].message
+    assert "Unsupported statement 'Import'." in findings[1].message
+
+
+def test_ms807_set_display_and_comprehension(project):
+    findings = project.lint_source("""
+        import mindspore as ms
+
+
+        @ms.jit
+        def pick(x):
+            seen = {1, 2}
+            odd = {i for i in range(5) if i % 2}
+            ok = set((1, 2))
+            table = {"a": 1}
+            return x
+        """, select=["MS807"])
+    assert lines(findings, "MS807") == [6, 7]
+    assert "Unsupported expression 'Set'." in findings[0].message
+    assert "Unsupported expression 'SetComp'." in findings[1].message
+
+
+def test_ms801_version_fallbacks_are_not_reported(project):
+    findings = project.lint_source("""
+        import mindspore as ms
+
+        try:
+            from mindspore import jit
+        except ImportError:
+            from mindspore import ms_function as jit
+
+        try:
+            from mindspore import ms_class
+        except (ModuleNotFoundError, ImportError):
+            from mindspore import jit_class as ms_class
+
+        try:
+            legacy = ms.ms_function
+        except AttributeError:
+            legacy = ms.jit
+
+        if ms.__version__.startswith("2"):
+            from mindspore import jit as compile_fn
+        else:
+            from mindspore import ms_function as compile_fn
+        """, select=["MS801"])
+    assert findings == []
+
+
+def test_ms801_try_or_if_that_is_no_fallback_still_reports(project):
+    findings = project.lint_source("""
+        import os
+
+        try:
+            from mindspore import ms_function
+        except ValueError:
+            ms_function = None
+
+        if os.environ.get("LEGACY"):
+            from mindspore import ms_class
+        """, select=["MS801"])
+    assert lines(findings, "MS801") == [4, 9]
