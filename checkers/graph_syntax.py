@@ -343,25 +343,7 @@ def check_unsupported_syntax(ctx: ModuleContext) -> Iterator[Finding]:
             UNSUPPORTED_SYNTAX, node,
             f"{keyword} in graph code cannot be compiled (MindSpore 2.10, STRICT and LAX: {error}); {hint}", gf)
         yield _header(finding, node) if type(node) in _STATEMENTS else finding
-    # async: a graph function that is itself `async def` (its await / async for / async with go with it)
-    async_roots = set()
-    for gf in ctx.graph_functions():
-        if isinstance(gf.node, nodes.AsyncFunctionDef) and gf.node not in async_roots:
-            async_roots.add(gf.node)
-            finding = ctx.finding(
-                UNSUPPORTED_SYNTAX, gf.node,
-                f"'async def {gf.node.name}' is graph code, which cannot be a coroutine (MindSpore 2.10 fails to "
-                "parse it: TypeError: Parse Lambda Function Fail. Node type must be Lambda, but got NoneType.); "
-                "make it a plain def without await / async for / async with", gf)
-            yield _header(finding, gf.node)
-    for node, gf in ctx.graph_nodes(nodes.AsyncFunctionDef, parsed=True):
-        if node in async_roots:
-            continue
-        finding = ctx.finding(
-            UNSUPPORTED_SYNTAX, node,
-            f"'async def {node.name}' inside graph code cannot be compiled (MindSpore 2.10, STRICT and LAX: "
-            "RuntimeError: Unsupported statement 'AsyncFunctionDef'.); make it a plain def", gf)
-        yield _header(finding, node)
+    # async def / await / async for / async with are MS301's (design.md: async belongs to family MS3)
     for node, gf in ctx.graph_nodes(nodes.With):
         for expr, _ in node.items:
             problem = _with_problem(ctx, expr, gf)

@@ -47,14 +47,16 @@ class Finding:
 
 
 def finding_at(rule: Rule, node, message: str, path: str, reach: Tuple[str, ...] = ()) -> Finding:
-    """A finding spanning an astroid node."""
+    """A finding spanning an astroid node; a def or class spans only its `def name` part
+    (not its decorators and body), so editors do not highlight a whole function."""
+    span = getattr(node, "position", None) or node
     return Finding(
         rule=rule,
         path=path,
-        line=node.lineno or 1,
-        column=node.col_offset or 0,
-        end_line=getattr(node, "end_lineno", None),
-        end_column=getattr(node, "end_col_offset", None),
+        line=span.lineno or 1,
+        column=span.col_offset or 0,
+        end_line=getattr(span, "end_lineno", None),
+        end_column=getattr(span, "end_col_offset", None),
         message=message,
         reach=reach,
     )
