@@ -18,6 +18,7 @@ from mslint.classes import keyword_value
 from mslint.context import ModuleContext
 from mslint.findings import Finding
 from mslint.lattice import Kind
+from mslint.resolve import assigned_values
 from mslint.rules import Rule, implements
 
 CONV_PADDING = Rule(
@@ -162,12 +163,8 @@ def _may_be_zero(node) -> bool:
         return False  # `kernel_size // 2`: PyTorch's "same" padding idiom, non-zero for the usual kernels
     if not isinstance(node, nodes.Name):
         return True
-    try:
-        _, assigns = node.lookup(node.name)
-    except Exception:  # noqa: BLE001
-        return True
-    values = [a.parent.value for a in assigns if isinstance(a, nodes.AssignName) and isinstance(a.parent, nodes.Assign)]
-    if not values or len(values) != len(assigns):
+    values = assigned_values(node)
+    if not values:
         return True  # a parameter, a loop variable, or bound in several ways
     return any(_number(v) is None and not isinstance(v, (nodes.Tuple, nodes.List)) or _is_zero(v) for v in values)
 

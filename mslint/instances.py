@@ -24,7 +24,7 @@ from astroid import nodes
 
 from mslint import mindspore_names as msn
 from mslint.classes import ClassIndex, keyword_value
-from mslint.resolve import Resolver
+from mslint.resolve import Resolver, assigned_values
 
 Ref = Tuple["Instance", Tuple[str, ...]]  # an instance and a sub-cell path ("head",), ("*",) for "every cell"
 
@@ -152,14 +152,9 @@ def const_str(node) -> Optional[str]:
     if isinstance(node, nodes.Const) and isinstance(node.value, str):
         return node.value
     if isinstance(node, nodes.Name):
-        try:
-            _, assigns = node.lookup(node.name)
-        except Exception:
-            return None
-        if len(assigns) == 1 and isinstance(assigns[0], nodes.AssignName):
-            parent = assigns[0].parent
-            if isinstance(parent, nodes.Assign) and isinstance(parent.value, nodes.Const):
-                return parent.value.value if isinstance(parent.value.value, str) else None
+        values = assigned_values(node)
+        if values and len(values) == 1 and isinstance(values[0], nodes.Const):
+            return values[0].value if isinstance(values[0].value, str) else None
     return None
 
 
@@ -499,12 +494,7 @@ class InstanceTracker:
             return msn.is_mindspore(qualname) and qualname.rsplit(".", 1)[-1] == "GradOperation"
         values = []
         if isinstance(expr, nodes.Name):
-            try:
-                _, assigns = expr.lookup(expr.name)
-            except Exception:
-                return False
-            values = [a.parent.value for a in assigns
-                      if isinstance(a, nodes.AssignName) and isinstance(a.parent, nodes.Assign)]
+            values = assigned_values(expr) or []
         elif isinstance(expr, nodes.Attribute) and self._is_self(expr.expr):
             cls = self._enclosing_class(expr)
             values = [a.parent.value for a in (cls.nodes_of_class(nodes.AssignAttr) if cls else ())

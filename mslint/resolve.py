@@ -252,6 +252,23 @@ class Resolver:
         return UNKNOWN
 
 
+def assigned_values(name: nodes.Name) -> Optional[List[nodes.NodeNG]]:
+    """The values bound to a name by plain `name = value` statements, in source order;
+    None when some binding is anything else (a parameter, a loop target, an import) or
+    the name cannot be looked up."""
+    try:
+        _, assigns = name.lookup(name.name)
+    except Exception:  # astroid lookup failure: unknown binding
+        return None
+    values = []
+    for assign in assigns:
+        parent = assign.parent
+        if not (isinstance(assign, nodes.AssignName) and isinstance(parent, nodes.Assign)):
+            return None
+        values.append(parent.value)
+    return values
+
+
 def imported_qualname(node, name: str) -> Optional[str]:
     """The qualified name an import statement binds to `name`."""
     if isinstance(node, nodes.Import):

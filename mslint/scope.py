@@ -20,7 +20,7 @@ from astroid import nodes
 from mslint import lattice
 from mslint import mindspore_names as msn
 from mslint.classes import ClassIndex, keyword_value
-from mslint.resolve import Resolver
+from mslint.resolve import Resolver, assigned_values
 
 MAX_GRAPH_FUNCTIONS = 5000  # a bound on the closure, so a huge call graph cannot hang the run
 MAX_EVALUATIONS = 3  # re-evaluations of one function when a new call site widens its parameters
@@ -210,12 +210,7 @@ class GraphScope:
     def _instance_class(self, target) -> Optional[nodes.ClassDef]:
         """The project class of `Net(...)` or of a name assigned once from `Net(...)`."""
         if isinstance(target, nodes.Name):
-            try:
-                _, assigns = target.lookup(target.name)
-            except Exception:
-                return None
-            values = [a.parent.value for a in assigns
-                      if isinstance(a, nodes.AssignName) and isinstance(a.parent, nodes.Assign)]
+            values = assigned_values(target)
             target = values[-1] if values else None
         if isinstance(target, nodes.Call):
             definition = self.resolver.resolve_callable(target.func)
