@@ -13,6 +13,7 @@ from typing import List, Optional
 from mslint import __version__
 from mslint import config as config_module
 from mslint import rule_pages
+from mslint.cache import ResultCache
 from mslint.reporters import REPORTERS
 from mslint.rules import INTERNAL_ERROR, registry
 from mslint.runner import UsageError, discover, lint_paths
@@ -48,6 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--explain", metavar="CODE", help="print a rule's documentation page")
     parser.add_argument("--jobs", "-j", type=int, default=0, metavar="N",
                         help="worker processes (default: all cores)")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="neither read nor write the result cache (.mslint_cache/, or $MSLINT_CACHE_DIR)")
     parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     parser.add_argument("--version", action="version", version=f"mslint {__version__}")
     return parser
@@ -93,7 +96,8 @@ def _main(argv: Optional[List[str]]) -> int:
         raise UsageError("--jobs must be 0 (all cores) or a positive number")
 
     files = discover(paths, config)
-    findings = lint_paths(files, config, jobs=args.jobs or os.cpu_count() or 1)
+    cache = None if args.no_cache else ResultCache.for_config(config)
+    findings = lint_paths(files, config, jobs=args.jobs or os.cpu_count() or 1, cache=cache)
     findings = [_display(f) for f in findings]
     REPORTERS[args.format](findings, sys.stdout, {"files": len(files)})
     sys.stdout.flush()
