@@ -91,7 +91,7 @@ class ModuleContext:
             values: Dict[str, lattice.Value] = {}
             for klass in reversed(self.classes.mro(cls)):
                 methods = [m for m in klass.mymethods() if m.name not in ("construct", "bprop")
-                           and self.classes.jit_decorator(m) is None]
+                           and _assigns_self_attribute(m) and self.classes.jit_decorator(m) is None]
                 methods.sort(key=lambda m: (m.name != "__init__", m.lineno or 0))
                 for method in methods:
                     params = {name: lattice.CONST for name in lattice.root_params(method, self.resolver)}
@@ -116,3 +116,9 @@ class ModuleContext:
             message = f"{message} (in {gf.display}, {text})"
             reach = tuple(f"{hop.caller} (line {hop.line})" for hop in gf.reach) + (gf.display,)
         return finding_at(rule, node, message, self.path, reach)
+
+
+def _assigns_self_attribute(method: nodes.FunctionDef) -> bool:
+    """Whether the method stores anything on `self` (only then can it add a class fact)."""
+    return any(isinstance(target.expr, nodes.Name) and target.expr.name == "self"
+               for target in method.nodes_of_class(nodes.AssignAttr))
