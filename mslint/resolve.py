@@ -106,6 +106,12 @@ def _find_project_file(dotted: str, from_directory: str) -> Optional[str]:
     return None
 
 
+def clear_file_caches() -> None:
+    """Forget what the file system looked like (a new run in the same process may see new files)."""
+    _find_project_file.cache_clear()
+    _search_bases.cache_clear()
+
+
 def kind_of_top_level(top: str) -> str:
     if top == "mindspore":
         return MINDSPORE
