@@ -6,6 +6,7 @@ analysis of a module is computed once and shared by every family's checker.
 """
 from __future__ import annotations
 
+import gc
 import os
 from typing import Dict, List, Optional, Tuple
 
@@ -17,6 +18,7 @@ from mslint import config as config_module
 from mslint.context import ModuleContext
 from mslint.engine import check_module
 from mslint.findings import Finding
+from mslint.runner import may_hold_graph_code
 from mslint.rules import BAD_CONFIGURATION, TOOL_RULES, Rule, registry
 from mslint.suppression import Suppressions
 
@@ -69,12 +71,21 @@ def _module_findings(linter, module) -> List[Finding]:
     for rule in registry():
         if not linter.is_message_enabled(rule.pylint_id):
             enabled[rule.code] = False
-    findings = check_module(ModuleContext(module, path, config), enabled)
+    source = _source_text(module)
+    findings = []
+    if may_hold_graph_code(source, config):  # the command's text pre-filter (mslint.runner)
+        saved = gc.get_threshold()
+        gc.set_threshold(50000, 20, 100)  # astroid-heavy work: see mslint.runner
+        try:
+            findings = check_module(ModuleContext(module, path, config), enabled)
+        finally:
+            gc.set_threshold(*saved)
     if error and error not in _STATE.reported_config_errors:
         _STATE.reported_config_errors.add(error)
         findings.append(Finding(BAD_CONFIGURATION, path, 1, 0, None, None, error))
-    suppressions = Suppressions(_source_text(module), registry(), honour_pylint=False)
-    findings = [f for f in findings if not suppressions.is_suppressed(f.code, f.line)]
+    if findings:
+        suppressions = Suppressions(source, registry(), honour_pylint=False)
+        findings = [f for f in findings if not suppressions.is_suppressed(f.code, f.line)]
     _STATE.module, _STATE.findings = module, sorted(findings, key=Finding.sort_key)
     return _STATE.findings
 
