@@ -174,8 +174,8 @@ def _lean_builder_class():
 class _ModuleStore:
     """Project modules built in this process, each with what its build read (star imports)."""
 
-    def __init__(self, limit: int = MAX_MODULES):
-        self.limit = limit
+    def __init__(self, limit: Optional[int] = None):
+        self.limit = MAX_MODULES if limit is None else limit
         self.modules: "OrderedDict[str, Tuple[object, ReadLog, int]]" = OrderedDict()
         self.building: Dict[str, object] = {}
         self._builder = None
@@ -334,6 +334,7 @@ def lint_file(path: str, config: config_module.Config) -> List[Finding]:
     _, source, problem = _read(path)
     if problem is not None:
         return [problem]
+    resolve.clear_file_caches()
     with _RecursionLimit():
         _start_session()
         try:
@@ -362,6 +363,7 @@ def lint_paths(files: Iterable[str], config: config_module.Config, jobs: int = 1
                cache: Optional[ResultCache] = None) -> List[Finding]:
     """Findings for all files, in a deterministic order whatever the number of jobs;
     with a cache, files whose results are still valid are not analysed again."""
+    resolve.clear_file_caches()
     findings: List[Finding] = []
     pending: List[Tuple[str, str]] = []
     digests: Dict[str, Tuple[str, str]] = {}
