@@ -82,12 +82,16 @@ def nodes_by_class(root: nodes.NodeNG, classes: Tuple[type, ...]) -> Dict[type, 
     """For each class, its instances under `root` in document order (what
     `root.nodes_of_class(cls)` yields), collected in one iterative walk of the tree."""
     found: Dict[type, List[nodes.NodeNG]] = {klass: [] for klass in classes}
+    lists_for: Dict[type, List[List[nodes.NodeNG]]] = {}  # a node's type -> the lists it belongs to
     stack = [root]
     while stack:
         node = stack.pop()
-        for klass in classes:
-            if isinstance(node, klass):
-                found[klass].append(node)
+        kind = type(node)
+        lists = lists_for.get(kind)
+        if lists is None:
+            lists = lists_for[kind] = [found[k] for k in classes if issubclass(kind, k)]
+        for into in lists:
+            into.append(node)
         children = list(node.get_children())
         children.reverse()
         stack.extend(children)
