@@ -5,6 +5,7 @@ Exit status: 0 no findings, 1 findings, 2 usage, configuration or internal error
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import sys
@@ -16,7 +17,7 @@ from mslint import rule_pages
 from mslint.cache import ResultCache
 from mslint.reporters import REPORTERS
 from mslint.rules import INTERNAL_ERROR, registry
-from mslint.runner import UsageError, discover, lint_paths
+from mslint.runner import GC_THRESHOLDS, UsageError, discover, lint_paths
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -57,6 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
+    saved_gc_thresholds = gc.get_threshold()
     try:
         return _main(argv)
     except (UsageError, config_module.ConfigError) as error:
@@ -70,6 +72,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     except Exception as error:  # noqa: BLE001 - never a traceback to the user
         print(f"mslint: internal error: {type(error).__name__}: {error} (please report it)", file=sys.stderr)
         return EXIT_ERROR
+    finally:
+        gc.set_threshold(*saved_gc_thresholds)
 
 
 def _main(argv: Optional[List[str]]) -> int:
@@ -97,6 +101,7 @@ def _main(argv: Optional[List[str]]) -> int:
 
     files = discover(paths, config)
     cache = None if args.no_cache else ResultCache.for_config(config)
+    gc.set_threshold(*GC_THRESHOLDS)  # until the output is written (main restores them): see mslint.runner
     findings = lint_paths(files, config, jobs=args.jobs or os.cpu_count() or 1, cache=cache)
     findings = [_display(f) for f in findings]
     REPORTERS[args.format](findings, sys.stdout, {"files": len(files)})

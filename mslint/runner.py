@@ -233,7 +233,7 @@ _STORE: Optional[_ModuleStore] = None
 # Astroid trees are millions of small objects with parent links: the default collector
 # thresholds spend a third of the run in collections that free nothing.  During a run,
 # collect rarely, and fully after evicting modules (their trees are cycles).
-_GC_THRESHOLDS = (50000, 20, 100)
+GC_THRESHOLDS = (50000, 20, 100)
 _COLLECT_AFTER_EVICTIONS = 48
 _SAVED_GC: List[tuple] = []
 
@@ -245,7 +245,7 @@ def _start_session() -> None:
     resolve.HOOKS.loader = _STORE.get
     resolve.HOOKS.log = None
     _SAVED_GC.append(gc.get_threshold())
-    gc.set_threshold(*_GC_THRESHOLDS)
+    gc.set_threshold(*GC_THRESHOLDS)
 
 
 def _end_session() -> None:
