@@ -1,6 +1,7 @@
 """The result cache: a file's findings, reused while nothing they depend on has changed.
 
-An entry is keyed by the file's absolute path and holds, besides the findings:
+An entry is keyed by the file's absolute path and holds, besides the findings (before
+suppression comments, which each front-end applies its own way):
 - the SHA-256 of the file's content and its dotted module name;
 - the SHA-256 of every other project module the analysis read (base classes, helpers,
   modules star-imported), so editing a base class's module invalidates its subclasses';
@@ -27,7 +28,7 @@ from mslint.rules import registry
 
 CACHE_DIRECTORY_NAME = ".mslint_cache"
 ENVIRONMENT_VARIABLE = "MSLINT_CACHE_DIR"
-FORMAT = 1
+FORMAT = 2
 _PACKAGE_DIRECTORY = os.path.dirname(os.path.abspath(__file__))
 
 

@@ -18,9 +18,10 @@ from mslint import config as config_module
 from mslint.context import ModuleContext
 from mslint.engine import check_module
 from mslint.findings import Finding
-from mslint.runner import may_hold_graph_code
+from mslint.cache import ResultCache, cache_directory
+from mslint.resolve import module_name_for_file
+from mslint.runner import may_hold_graph_code, unsuppressed
 from mslint.rules import BAD_CONFIGURATION, TOOL_RULES, Rule, registry
-from mslint.suppression import Suppressions
 
 CHECKER_NAME = "mslint"
 
@@ -33,6 +34,26 @@ class _RunState:
         self.reported_config_errors: set = set()
         self.module = None
         self.findings: List[Finding] = []
+        self.caches: Dict[str, Optional[ResultCache]] = {}
+
+    def cached_findings(self, module, path: str, config: config_module.Config) -> Optional[List[Finding]]:
+        """The command's cached findings for this file, if its result cache holds valid ones.
+
+        The plugin only reads the cache: pylint builds star-imported modules itself, so the
+        plugin cannot record every module an analysis read, which a cache entry needs."""
+        directory = cache_directory(config.root)
+        key = directory + "\0" + config.fingerprint() + "\0" + config.root
+        if key not in self.caches:
+            self.caches[key] = ResultCache.for_config(config, directory) if os.path.isdir(directory) else None
+        cache = self.caches[key]
+        if cache is None or not module.file or not os.path.isfile(module.file):
+            return None
+        try:
+            with open(module.file, "rb") as handle:
+                digest = cache.hashes.remember(module.file, handle.read())
+        except OSError:
+            return None
+        return cache.lookup(path, digest, module_name_for_file(module.file))
 
     def config_for(self, path: str) -> Tuple[config_module.Config, Optional[str]]:
         directory = os.path.dirname(os.path.abspath(path))
@@ -73,7 +94,10 @@ def _module_findings(linter, module) -> List[Finding]:
             enabled[rule.code] = False
     source = _source_text(module)
     findings = []
-    if may_hold_graph_code(source, config):  # the command's text pre-filter (mslint.runner)
+    cached = _STATE.cached_findings(module, path, config)
+    if cached is not None:
+        findings = [f for f in cached if enabled.get(f.code)]
+    elif may_hold_graph_code(source, config):  # the command's text pre-filter (mslint.runner)
         saved = gc.get_threshold()
         gc.set_threshold(50000, 20, 100)  # astroid-heavy work: see mslint.runner
         try:
@@ -83,9 +107,7 @@ def _module_findings(linter, module) -> List[Finding]:
     if error and error not in _STATE.reported_config_errors:
         _STATE.reported_config_errors.add(error)
         findings.append(Finding(BAD_CONFIGURATION, path, 1, 0, None, None, error))
-    if findings:
-        suppressions = Suppressions(source, registry(), honour_pylint=False)
-        findings = [f for f in findings if not suppressions.is_suppressed(f.code, f.line)]
+    findings = unsuppressed(findings, source, honour_pylint=False)
     _STATE.module, _STATE.findings = module, sorted(findings, key=Finding.sort_key)
     return _STATE.findings
 

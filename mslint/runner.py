@@ -271,7 +271,7 @@ class _Result:
 
 
 def _analyse(path: str, source: str, config: config_module.Config) -> _Result:
-    """The findings of one readable file, after suppression comments; needs a session."""
+    """The findings of one readable file, before suppression comments; needs a session."""
     import astroid
 
     from mslint.context import ModuleContext
@@ -302,10 +302,15 @@ def _analyse(path: str, source: str, config: config_module.Config) -> _Result:
     finally:
         resolve.HOOKS.log = None
         _STORE.trim()
-    if findings:
-        suppressions = Suppressions(source, registry())
-        findings = [f for f in findings if not suppressions.is_suppressed(f.code, f.line)]
     return _Result(path, sorted(findings, key=Finding.sort_key), log)
+
+
+def unsuppressed(findings: List[Finding], source: str, honour_pylint: bool = True) -> List[Finding]:
+    """The findings no suppression comment of the file turns off."""
+    if not findings:
+        return findings
+    suppressions = Suppressions(source, registry(), honour_pylint=honour_pylint)
+    return [f for f in findings if not suppressions.is_suppressed(f.code, f.line)]
 
 
 def _check_syntax(source: str, path: str) -> None:
@@ -338,7 +343,7 @@ def lint_file(path: str, config: config_module.Config) -> List[Finding]:
     with _RecursionLimit():
         _start_session()
         try:
-            return _analyse(path, source, config).findings
+            return unsuppressed(_analyse(path, source, config).findings, source)
         finally:
             _end_session()
 
@@ -367,6 +372,7 @@ def lint_paths(files: Iterable[str], config: config_module.Config, jobs: int = 1
     findings: List[Finding] = []
     pending: List[Tuple[str, str]] = []
     digests: Dict[str, Tuple[str, str]] = {}
+    sources: Dict[str, str] = {}
     for path in files:
         data, source, problem = _read(path)
         if problem is not None:
@@ -377,10 +383,11 @@ def lint_paths(files: Iterable[str], config: config_module.Config, jobs: int = 1
             module_name = module_name_for_file(path)
             cached = cache.lookup(path, digest, module_name)
             if cached is not None:
-                findings.extend(cached)
+                findings.extend(unsuppressed(cached, source))
                 continue
             digests[path] = (digest, module_name)
         pending.append((path, source))
+        sources[path] = source
 
     if pending:
         if jobs <= 1 or len(pending) < SERIAL_BELOW:
@@ -392,7 +399,7 @@ def lint_paths(files: Iterable[str], config: config_module.Config, jobs: int = 1
         else:
             results = _lint_parallel(pending, config, jobs)
         for result in results:
-            findings.extend(result.findings)
+            findings.extend(unsuppressed(result.findings, sources[result.path]))
             if cache is not None:
                 digest, module_name = digests[result.path]
                 cache.store(result.path, digest, module_name, result.findings, result.files_read, result.lookups)

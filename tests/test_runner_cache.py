@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 
 import pytest
 
@@ -198,21 +200,44 @@ def _entries(cache_dir) -> dict:
     return entries
 
 
-def test_the_pylint_plugin_reports_what_the_command_reports(project, capsys, monkeypatch):
-    """The command builds lean trees (no astroid transforms, no inference); pylint builds full ones."""
-    import subprocess
-    import sys
-
+def test_the_pylint_plugin_reports_what_the_command_reports_with_and_without_its_cache(project, capsys,
+                                                                                    monkeypatch):
+    """The command builds lean trees (no astroid transforms, no inference), pylint full ones;
+    the plugin reads (never writes) the command's result cache and applies pylint's own pragmas."""
+    monkeypatch.delenv(ENVIRONMENT_VARIABLE, raising=False)
     project.write("base.py", BASE)
     project.write("sub.py", SUB)
-    project.write("net.py", NET_WITH_NUMPY.format(n=1))
+    project.write("net.py", NET_WITH_NUMPY.format(n=1).replace(
+        "y = x.asnumpy()", "y = x.asnumpy()  # pylint: disable=tensor-to-numpy-in-graph").replace(
+        "return np.ones(3) + 1", "return np.ones(3) + 1  # mslint: disable=MS103"))
+    project.write("other.py", NET_WITH_NUMPY.format(n=2))
     monkeypatch.chdir(project.root)
-    _, output = run(capsys, "--no-cache", "--format", "json", "base.py", "sub.py", "net.py")
-    command = sorted((f["path"], f["line"], f["symbol"]) for f in json.loads(output))
-    result = subprocess.run([sys.executable, "-m", "pylint", "--load-plugins=mslint", "--disable=all",
-                             "--enable=mslint", "--msg-template={path}|{line}|{symbol}", "base.py", "sub.py", "net.py"],
-                            capture_output=True, text=True, cwd=project.root)
-    plugin = sorted((path, int(line), symbol) for path, line, symbol in
-                    (row.split("|") for row in result.stdout.splitlines() if row.count("|") == 2))
-    assert plugin == command
-    assert ("sub.py", 8, "third-party-call-in-graph") in command
+    files = ["base.py", "sub.py", "net.py", "other.py"]
+
+    def command(*extra):
+        _, output = run(capsys, *extra, "--format", "json", *files)
+        return sorted((f["path"], f["line"], f["symbol"], f["message"]) for f in json.loads(output))
+
+    def plugin():
+        result = subprocess.run([sys.executable, "-m", "pylint", "--load-plugins=mslint", "--disable=all",
+                                 "--enable=mslint", "--msg-template={path}|{line}|{symbol}|{msg}", *files],
+                                capture_output=True, text=True, cwd=project.root)
+        return sorted((path, int(line), symbol, message) for path, line, symbol, message in
+                      (row.split("|", 3) for row in result.stdout.splitlines() if row.count("|") >= 3))
+
+    cold = command("--no-cache")
+    assert not (project.root / CACHE_DIRECTORY_NAME).exists()
+    assert plugin() == cold
+    assert ("sub.py", 8, "third-party-call-in-graph") in [f[:3] for f in cold]
+    assert [f[:3] for f in cold if f[0] == "net.py"] == []  # both findings suppressed, each its own way
+    assert [f[:3] for f in cold if f[0] == "other.py"] == [("other.py", 8, "tensor-to-numpy-in-graph"),
+                                                           ("other.py", 9, "third-party-call-in-graph")]
+
+    assert command() == cold  # fills the cache
+    assert plugin() == cold
+    cache_file = next((project.root / CACHE_DIRECTORY_NAME).glob("results-*.json"))
+    document = json.loads(cache_file.read_text())
+    for item in document["entries"][str(project.root / "other.py")]["findings"]:
+        item[5] = "from the cache"
+    cache_file.write_text(json.dumps(document))
+    assert {message for path, _, _, message in plugin() if path == "other.py"} == {"from the cache"}
