@@ -7,8 +7,9 @@ suppression comments, which each front-end applies its own way):
   modules star-imported), so editing a base class's module invalidates its subclasses';
 - every project-module lookup the analysis made and its answer (a new file can make an
   import resolve to the project where it did not before).
-The cache file itself is named by the configuration's fingerprint, its root, the mslint
-version and a digest of mslint's own source, so a change to any of them starts afresh.
+The cache file itself is named by the configuration's fingerprint (and its root, when
+per-file-ignores patterns are relative to it), the mslint version and a digest of mslint's
+own source, so a change to any of them starts afresh.
 
 This module does not import astroid: a run that finds everything in the cache never
 builds a tree.
@@ -107,7 +108,10 @@ class ResultCache:
 
     @classmethod
     def for_config(cls, config, directory: Optional[str] = None) -> "ResultCache":
-        key = json.dumps([FORMAT, config.fingerprint(), os.path.abspath(config.root), code_digest()])
+        # the root matters only to per-file-ignores patterns (relative to it); without them, the
+        # command and the plugin (which finds a configuration per directory) share one cache file
+        root = os.path.abspath(config.root) if config.per_file_ignores else None
+        key = json.dumps([FORMAT, config.fingerprint(), root, code_digest()])
         return cls(directory or cache_directory(config.root), content_hash(key.encode())[:20])
 
     def _load(self) -> None:

@@ -42,7 +42,7 @@ class _RunState:
         The plugin only reads the cache: pylint builds star-imported modules itself, so the
         plugin cannot record every module an analysis read, which a cache entry needs."""
         directory = cache_directory(config.root)
-        key = directory + "\0" + config.fingerprint() + "\0" + config.root
+        key = "\0".join((directory, config.fingerprint(), config.root))
         if key not in self.caches:
             self.caches[key] = ResultCache.for_config(config, directory) if os.path.isdir(directory) else None
         cache = self.caches[key]
