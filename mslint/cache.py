@@ -108,11 +108,16 @@ class ResultCache:
 
     @classmethod
     def for_config(cls, config, directory: Optional[str] = None) -> "ResultCache":
+        return cls(directory or cache_directory(config.root), cls.namespace(config))
+
+    @staticmethod
+    def namespace(config) -> str:
+        """The cache file's name for a configuration (and this mslint)."""
         # the root matters only to per-file-ignores patterns (relative to it); without them, the
         # command and the plugin (which finds a configuration per directory) share one cache file
         root = os.path.abspath(config.root) if config.per_file_ignores else None
         key = json.dumps([FORMAT, config.fingerprint(), root, code_digest()])
-        return cls(directory or cache_directory(config.root), content_hash(key.encode())[:20])
+        return content_hash(key.encode())[:20]
 
     def _load(self) -> None:
         try:

@@ -42,9 +42,9 @@ class _RunState:
         The plugin only reads the cache: pylint builds star-imported modules itself, so the
         plugin cannot record every module an analysis read, which a cache entry needs."""
         directory = cache_directory(config.root)
-        key = "\0".join((directory, config.fingerprint(), config.root))
+        key = os.path.join(directory, ResultCache.namespace(config))  # one cache file, loaded once
         if key not in self.caches:
-            self.caches[key] = ResultCache.for_config(config, directory) if os.path.isdir(directory) else None
+            self.caches[key] = ResultCache(directory, ResultCache.namespace(config)) if os.path.isdir(directory) else None
         cache = self.caches[key]
         if cache is None or not module.file or not os.path.isfile(module.file):
             return None
