@@ -5,6 +5,7 @@ Exit status: 0 no findings, 1 findings, 2 usage, configuration or internal error
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import sys
@@ -13,9 +14,10 @@ from typing import List, Optional
 from mslint import __version__
 from mslint import config as config_module
 from mslint import rule_pages
+from mslint.cache import ResultCache
 from mslint.reporters import REPORTERS, locations, statistics
 from mslint.rules import INTERNAL_ERROR, registry
-from mslint.runner import UsageError, discover, lint_paths
+from mslint.runner import GC_THRESHOLDS, UsageError, discover, lint_paths
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -50,12 +52,15 @@ def build_parser() -> argparse.ArgumentParser:
                         help="worker processes (default: all cores)")
     parser.add_argument("--statistics", action="store_true",
                         help="print how many findings each rule has instead of the findings (text or json)")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="neither read nor write the result cache (.mslint_cache/, or $MSLINT_CACHE_DIR)")
     parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     parser.add_argument("--version", action="version", version=f"mslint {__version__}")
     return parser
 
 
 def main(argv: Optional[List[str]] = None) -> int:
+    saved_gc_thresholds = gc.get_threshold()
     try:
         return _main(argv)
     except (UsageError, config_module.ConfigError) as error:
@@ -69,6 +74,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     except Exception as error:  # noqa: BLE001 - never a traceback to the user
         print(f"mslint: internal error: {type(error).__name__}: {error} (please report it)", file=sys.stderr)
         return EXIT_ERROR
+    finally:
+        gc.set_threshold(*saved_gc_thresholds)
 
 
 def _main(argv: Optional[List[str]]) -> int:
@@ -97,7 +104,9 @@ def _main(argv: Optional[List[str]]) -> int:
         raise UsageError("--jobs must be 0 (all cores) or a positive number")
 
     files = discover(paths, config)
-    findings = lint_paths(files, config, jobs=args.jobs or os.cpu_count() or 1)
+    cache = None if args.no_cache else ResultCache.for_config(config)
+    gc.set_threshold(*GC_THRESHOLDS)  # until the output is written (main restores them): see mslint.runner
+    findings = lint_paths(files, config, jobs=args.jobs or os.cpu_count() or 1, cache=cache)
     findings = [_display(f) for f in findings]
     if args.statistics:
         statistics.report(findings, sys.stdout, args.format)

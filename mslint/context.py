@@ -100,7 +100,7 @@ class ModuleContext:
             from_others: Dict[str, lattice.Value] = {}
             for klass in reversed(self.classes.mro(cls)):
                 methods = [m for m in klass.mymethods() if m.name not in ("construct", "bprop")
-                           and self.classes.jit_decorator(m) is None]
+                           and _assigns_self_attribute(m) and self.classes.jit_decorator(m) is None]
                 for method in methods:
                     params = {name: lattice.CONST for name in lattice.root_params(method, self.resolver)}
                     state = self.interpreter.run(method, params, None)
@@ -128,3 +128,9 @@ class ModuleContext:
             message = f"{message} (in {gf.display}, {text})"
             reach = tuple(f"{hop.caller} (line {hop.line})" for hop in gf.reach) + (gf.display,)
         return finding_at(rule, node, message, self.path, reach)
+
+
+def _assigns_self_attribute(method: nodes.FunctionDef) -> bool:
+    """Whether the method stores anything on `self` (only then can it add a class fact)."""
+    return any(isinstance(target.expr, nodes.Name) and target.expr.name == "self"
+               for target in method.nodes_of_class(nodes.AssignAttr))

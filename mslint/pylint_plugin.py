@@ -6,6 +6,7 @@ analysis of a module is computed once and shared by every family's checker.
 """
 from __future__ import annotations
 
+import gc
 import os
 from typing import Dict, List, Optional, Tuple
 
@@ -17,8 +18,10 @@ from mslint import config as config_module
 from mslint.context import ModuleContext
 from mslint.engine import check_module
 from mslint.findings import Finding
+from mslint.cache import ResultCache, cache_directory
+from mslint.resolve import module_name_for_file
+from mslint.runner import may_hold_graph_code, unsuppressed
 from mslint.rules import BAD_CONFIGURATION, TOOL_RULES, Rule, registry
-from mslint.suppression import Suppressions
 
 CHECKER_NAME = "mslint"
 
@@ -31,6 +34,26 @@ class _RunState:
         self.reported_config_errors: set = set()
         self.module = None
         self.findings: List[Finding] = []
+        self.caches: Dict[str, Optional[ResultCache]] = {}
+
+    def cached_findings(self, module, path: str, config: config_module.Config) -> Optional[List[Finding]]:
+        """The command's cached findings for this file, if its result cache holds valid ones.
+
+        The plugin only reads the cache: pylint builds star-imported modules itself, so the
+        plugin cannot record every module an analysis read, which a cache entry needs."""
+        directory = cache_directory(config.root)
+        key = os.path.join(directory, ResultCache.namespace(config))  # one cache file, loaded once
+        if key not in self.caches:
+            self.caches[key] = ResultCache(directory, ResultCache.namespace(config)) if os.path.isdir(directory) else None
+        cache = self.caches[key]
+        if cache is None or not module.file or not os.path.isfile(module.file):
+            return None
+        try:
+            with open(module.file, "rb") as handle:
+                digest = cache.hashes.remember(module.file, handle.read())
+        except OSError:
+            return None
+        return cache.lookup(path, digest, module_name_for_file(module.file))
 
     def config_for(self, path: str) -> Tuple[config_module.Config, Optional[str]]:
         directory = os.path.dirname(os.path.abspath(path))
@@ -69,12 +92,22 @@ def _module_findings(linter, module) -> List[Finding]:
     for rule in registry():
         if not linter.is_message_enabled(rule.pylint_id):
             enabled[rule.code] = False
-    findings = check_module(ModuleContext(module, path, config), enabled)
+    source = _source_text(module)
+    findings = []
+    cached = _STATE.cached_findings(module, path, config)
+    if cached is not None:
+        findings = [f for f in cached if enabled.get(f.code)]
+    elif may_hold_graph_code(source, config):  # the command's text pre-filter (mslint.runner)
+        saved = gc.get_threshold()
+        gc.set_threshold(50000, 20, 100)  # astroid-heavy work: see mslint.runner
+        try:
+            findings = check_module(ModuleContext(module, path, config), enabled)
+        finally:
+            gc.set_threshold(*saved)
     if error and error not in _STATE.reported_config_errors:
         _STATE.reported_config_errors.add(error)
         findings.append(Finding(BAD_CONFIGURATION, path, 1, 0, None, None, error))
-    suppressions = Suppressions(_source_text(module), registry(), honour_pylint=False)
-    findings = [f for f in findings if not suppressions.is_suppressed(f.code, f.line)]
+    findings = unsuppressed(findings, source, config, path, honour_pylint=False)
     _STATE.module, _STATE.findings = module, sorted(findings, key=Finding.sort_key)
     return _STATE.findings
 

@@ -62,9 +62,38 @@ def _search_bases(directory: str) -> Tuple[str, ...]:
     return tuple(bases)
 
 
-@lru_cache(maxsize=16384)
+class ReadLog:
+    """What one analysis read outside its own file: the project files it loaded and the
+    results of its project-module lookups.  A result cache keys on both, so editing a base
+    class's module, or adding a module an import may now find, invalidates the result."""
+
+    def __init__(self):
+        self.files: set = set()
+        self.lookups: Dict[Tuple[str, str], Optional[str]] = {}
+
+    def merge(self, other: "ReadLog") -> None:
+        self.files |= other.files
+        self.lookups.update(other.lookups)
+
+
+class _Hooks:
+    log: Optional[ReadLog] = None  # set while a runner records an analysis
+    loader = None  # path -> Module; None: astroid's manager (the pylint plugin)
+
+
+HOOKS = _Hooks()
+
+
 def find_project_file(dotted: str, from_directory: str) -> Optional[str]:
     """The source file of project module `dotted`, searched from a linted file's directory."""
+    found = _find_project_file(dotted, from_directory)
+    if HOOKS.log is not None:
+        HOOKS.log.lookups[(dotted, from_directory)] = found
+    return found
+
+
+@lru_cache(maxsize=16384)
+def _find_project_file(dotted: str, from_directory: str) -> Optional[str]:
     top = dotted.split(".")[0]
     if kind_of_top_level(top) in (MINDSPORE, STDLIB, THIRD_PARTY, BUILTIN):
         return None
@@ -77,6 +106,12 @@ def find_project_file(dotted: str, from_directory: str) -> Optional[str]:
         if os.path.isfile(init):
             return init
     return None
+
+
+def clear_file_caches() -> None:
+    """Forget what the file system looked like (a new run in the same process may see new files)."""
+    _find_project_file.cache_clear()
+    _search_bases.cache_clear()
 
 
 def kind_of_top_level(top: str) -> str:
@@ -93,6 +128,10 @@ def kind_of_top_level(top: str) -> str:
 
 def load_module(path: str) -> Optional[nodes.Module]:
     """An astroid module built from a project file's source (never imported)."""
+    if HOOKS.log is not None:
+        HOOKS.log.files.add(os.path.abspath(path))
+    if HOOKS.loader is not None:
+        return HOOKS.loader(path)
     try:
         return astroid.MANAGER.ast_from_file(path, module_name_for_file(path), source=True)
     except Exception:  # unreadable or unparsable: the file's own lint run reports it
@@ -233,10 +272,17 @@ class Resolver:
         call = parent.value
         if call not in self._factory_classes:
             made = None
-            if self.qualname(call.func) in CLASS_FACTORIES:
+            factory = self.qualname(call.func)
+            if factory in CLASS_FACTORIES:
+                # astroid's own namedtuple builders, called directly: the command builds its
+                # trees without astroid's transforms, so inference tips are not registered
+                from astroid.brain import brain_namedtuple_enum as brain
+
+                build = brain.infer_named_tuple if factory == "collections.namedtuple" else \
+                    brain.infer_typing_namedtuple
                 try:
-                    made = next(call.infer(), None)
-                except Exception:  # inference failure: the class stays unknown
+                    made = next(iter(build(call)), None)
+                except Exception:  # the factory's arguments are not literal: the class stays unknown
                     made = None
             self._factory_classes[call] = made if isinstance(made, nodes.ClassDef) else None
         return self._factory_classes[call]

@@ -1,25 +1,39 @@
-"""Drive the rules over files: discovery, reading, parsing, suppression, worker processes.
+"""Drive the rules over files: discovery, reading, parsing, suppression, worker processes, cache.
 
 A file that cannot be read or parsed becomes an MS0xx finding for that file; every
 other file is still checked.  The linted code is parsed, never imported or run.
+
+Speed (docs/performance.md has the measurements):
+- a text pre-filter skips, before astroid builds anything, the files that cannot hold
+  graph code or training setup (see `may_hold_graph_code`); they are still parsed with
+  `ast`, so a syntax error is still reported;
+- trees are built lean: no astroid transforms (brain plugins) and no inference of
+  `self.x` assignments, which the qualified-name analysis never uses; star imports of
+  project modules still fill the importing module's names;
+- each project module is built once per process and shared by every file's analysis
+  (bounded, so a large tree does not hold every module in memory);
+- `jobs` worker processes take contiguous runs of files (modules of one package share
+  their dependencies); the output is sorted, so it is the same for every job count;
+- a result cache (mslint.cache) answers for files whose content, configuration and
+  every project module their analysis read are unchanged.
 """
 from __future__ import annotations
 
+import gc
 import io
 import os
+import re
 import sys
 import tokenize
+from collections import OrderedDict
 from concurrent.futures import ProcessPoolExecutor
-from typing import Iterable, List, Sequence, Tuple
-
-import astroid
-from astroid.builder import AstroidBuilder
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from mslint import config as config_module
-from mslint.context import ModuleContext
-from mslint.engine import check_module, internal_error
+from mslint import resolve
+from mslint.cache import ResultCache
 from mslint.findings import Finding
-from mslint.resolve import module_name_for_file
+from mslint.resolve import ReadLog, module_name_for_file
 from mslint.rules import ANALYSIS_INCOMPLETE, FILE_UNREADABLE, SYNTAX_ERROR, USELESS_SUPPRESSION, registry
 from mslint.suppression import Suppressions, useless_suppressions
 
@@ -29,6 +43,8 @@ SKIPPED_DIRECTORIES = frozenset({
     ".tox", ".nox", ".eggs", "build", "dist", "node_modules", "site-packages", ".venv", "venv", ".ipynb_checkpoints",
 })
 SERIAL_BELOW = 8  # fewer files than this: worker processes cost more than they save
+MAX_MODULES = 192  # project modules kept built per process (a bound on memory for large trees)
+PREFILTER_VARIABLE = "MSLINT_PREFILTER"  # "0": analyse every file (to check the pre-filter)
 
 
 class UsageError(Exception):
@@ -58,48 +74,266 @@ def discover(paths: Sequence[str], config: config_module.Config) -> List[str]:
     return sorted(found)
 
 
-def read_source(path: str) -> str:
+# -- reading -------------------------------------------------------------------------------
+def decode_source(data: bytes) -> str:
     """The file's text, decoded as Python does (coding cookie, BOM, else UTF-8)."""
-    with open(path, "rb") as handle:
-        data = handle.read()
     encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     text = data.decode(encoding)
     return text[1:] if text.startswith("\ufeff") else text
 
 
-def lint_file(path: str, config: config_module.Config) -> List[Finding]:
-    """Every finding for one file, sorted, after suppression comments."""
+def read_source(path: str) -> str:
+    with open(path, "rb") as handle:
+        return decode_source(handle.read())
+
+
+def _read(path: str) -> Tuple[Optional[bytes], Optional[str], Optional[Finding]]:
+    """(bytes, text, None) or (bytes or None, None, the MS0xx finding saying why it cannot be read)."""
     try:
-        source = read_source(path)
+        with open(path, "rb") as handle:
+            data = handle.read()
     except OSError as error:
-        return [Finding(FILE_UNREADABLE, path, 1, 0, None, None, f"cannot read the file: {error.strerror or error}")]
-    except (UnicodeDecodeError, SyntaxError, LookupError) as error:
-        return [Finding(FILE_UNREADABLE, path, 1, 0, None, None, f"cannot decode the file: {error}")]
+        return None, None, Finding(FILE_UNREADABLE, path, 1, 0, None, None,
+                                   f"cannot read the file: {error.strerror or error}")
     try:
-        modname = module_name_for_file(path)
-        module = AstroidBuilder(astroid.MANAGER).string_build(source, modname, os.path.abspath(path))
-        # astroid keeps the first module cached under a name; the resolver must see this one (the file as
-        # it is now), not one an earlier run or another file's analysis loaded
-        astroid.MANAGER.astroid_cache[modname] = module
-    except astroid.AstroidSyntaxError as error:
-        return [_syntax_error(path, error)]
-    except RecursionError:
-        return [Finding(ANALYSIS_INCOMPLETE, path, 1, 0, None, None,
-                        "analysis incomplete: the file is nested too deeply to parse; no rule checked it")]
-    except (ValueError, TypeError, MemoryError) as error:  # NUL bytes and other unparsable input
-        return [Finding(SYNTAX_ERROR, path, 1, 0, None, None, f"cannot parse the file: {error}")]
-    except Exception as error:  # noqa: BLE001 - astroid's own bugs stay one file's problem
-        return [internal_error(path, None, error)]
+        return data, decode_source(data), None
+    except (UnicodeDecodeError, SyntaxError, LookupError) as error:
+        return data, None, Finding(FILE_UNREADABLE, path, 1, 0, None, None, f"cannot decode the file: {error}")
+
+
+# -- the pre-filter --------------------------------------------------------------------------
+# A module reports graph-scope findings only for roots it holds itself: a Cell subclass
+# (a class with a base: the base may be a project class that never mentions mindspore),
+# a function decorated with jit (its qualified name goes through an import of mindspore,
+# or is one of extra-jit-decorators), or a jit(...) / ms_function(...) call.  Program-level
+# rules look for calls whose qualified names start with "mindspore".  So a file whose text
+# has no "mindspore", no "jit", no "ms_function", no extra-jit-decorator name and no class
+# statement with a base other than `object` cannot yield a finding; it is only parsed (for
+# syntax errors).  Other modules still load it lazily when they resolve names into it.
+_PREFILTER_TEXT = r"mindspore|ms_function|jit|^[ \t]*class[ \t]+\w+[ \t]*\([ \t]*(?!(?:object[ \t]*)?\))"
+_PREFILTERS: Dict[Tuple[str, ...], "re.Pattern"] = {}
+
+
+def may_hold_graph_code(source: str, config: config_module.Config) -> bool:
+    """False only when the text shows the file cannot yield a finding (see above)."""
+    if os.environ.get(PREFILTER_VARIABLE) == "0":
+        return True
+    key = tuple(config.extra_jit_decorators)
+    if key not in _PREFILTERS:
+        extra = "".join(f"|{re.escape(name.rsplit('.', 1)[-1])}" for name in key)
+        _PREFILTERS[key] = re.compile(_PREFILTER_TEXT + extra, re.MULTILINE)
+    return _PREFILTERS[key].search(source) is not None
+
+
+# -- building trees --------------------------------------------------------------------------
+def _lean_builder_class():
+    """An AstroidBuilder without transforms and without inferring `self.x` assignments (the
+    analysis resolves qualified names and never infers); star imports of project modules
+    are resolved through the project's files, so they fill names whatever the sys.path."""
+    import astroid
+    from astroid.builder import AstroidBuilder
+
+    class LeanBuilder(AstroidBuilder):
+        def __init__(self, store: "_ModuleStore", path: Optional[str]):
+            super().__init__(astroid.MANAGER, apply_transforms=False)
+            self._store = store
+            self._path = os.path.abspath(path) if path else None
+
+        def _post_build(self, module, builder, encoding):
+            if self._path is not None:  # a star-import cycle finds the module being built, as in astroid
+                self._store.building[self._path] = module
+            return super()._post_build(module, builder, encoding)
+
+        def add_from_names_to_locals(self, node, global_names):
+            if not any(name == "*" for name, _ in node.names):
+                return super().add_from_names_to_locals(node, global_names)
+            absolute = resolve.absolute_import_name(node)
+            directory = os.path.dirname(os.path.abspath(node.root().file or "."))
+            target = resolve.find_project_file(absolute, directory) if absolute else None
+            imported = resolve.load_module(target) if target else None
+            if imported is None:
+                return super().add_from_names_to_locals(node, global_names)
+            cache = astroid.MANAGER.astroid_cache
+            missing = object()
+            previous = cache.get(absolute, missing)
+            cache[absolute] = imported  # what astroid's own star-import handling will find
+            try:
+                return super().add_from_names_to_locals(node, global_names)
+            finally:
+                if previous is missing:
+                    cache.pop(absolute, None)
+                else:
+                    cache[absolute] = previous
+
+        def delayed_assattr(self, node):
+            return None
+
+    return LeanBuilder
+
+
+class _ModuleStore:
+    """Project modules built in this process, each with what its build read (star imports)."""
+
+    def __init__(self, limit: Optional[int] = None):
+        self.limit = MAX_MODULES if limit is None else limit
+        self.modules: "OrderedDict[str, Tuple[object, ReadLog, int]]" = OrderedDict()
+        self.building: Dict[str, object] = {}
+        self._builder = None
+        self._evicted = 0
+
+    def build(self, path: str, source: str):
+        """A lean astroid module of `source`; raises astroid's errors."""
+        import astroid
+
+        if self._builder is None:
+            self._builder = _lean_builder_class()
+        absolute = os.path.abspath(path)
+        outer, resolve.HOOKS.log = resolve.HOOKS.log, ReadLog()
+        try:
+            module = self._builder(self, path).string_build(source, module_name_for_file(path), path)
+        finally:
+            log, resolve.HOOKS.log = resolve.HOOKS.log, outer
+            self.building.pop(absolute, None)
+        cache = astroid.MANAGER.astroid_cache
+        if cache.get(module.name) is module:  # project modules live here, not in astroid's cache
+            del cache[module.name]
+        self.modules[absolute] = (module, log, hash(source))
+        if outer is not None:
+            outer.merge(log)
+        return module
+
+    def get(self, path: str, source: Optional[str] = None):
+        """The module of a project file (built if needed); None if it cannot be read or parsed."""
+        absolute = os.path.abspath(path)
+        if absolute in self.building:
+            return self.building[absolute]
+        item = self.modules.get(absolute)
+        if item is not None and (source is None or item[2] == hash(source)):
+            self.modules.move_to_end(absolute)
+            if resolve.HOOKS.log is not None:
+                resolve.HOOKS.log.merge(item[1])
+            return item[0]
+        if source is not None:
+            return self.build(path, source)
+        try:
+            return self.build(path, read_source(path))
+        except Exception:  # noqa: BLE001 - unreadable or unparsable: the file's own lint run reports it
+            return None
+
+    def trim(self) -> None:
+        while len(self.modules) > self.limit:
+            self.modules.popitem(last=False)
+            self._evicted += 1
+        if self._evicted >= _COLLECT_AFTER_EVICTIONS:
+            self._evicted = 0
+            gc.collect()
+
+
+_STORE: Optional[_ModuleStore] = None
+# Astroid trees are millions of small objects with parent links: the default collector
+# thresholds spend a third of the run in collections that free nothing.  During a run,
+# collect rarely, and fully after evicting modules (their trees are cycles).
+GC_THRESHOLDS = (50000, 20, 100)
+_COLLECT_AFTER_EVICTIONS = 48
+_SAVED_GC: List[tuple] = []
+
+
+def _start_session() -> None:
+    """A fresh module store, loaded through the lean builder (also in each worker process)."""
+    global _STORE
+    _STORE = _ModuleStore()
+    resolve.HOOKS.loader = _STORE.get
+    resolve.HOOKS.log = None
+    _SAVED_GC.append(gc.get_threshold())
+    gc.set_threshold(*GC_THRESHOLDS)
+
+
+def _end_session() -> None:
+    global _STORE
+    _STORE = None
+    resolve.HOOKS.loader = None
+    resolve.HOOKS.log = None
+    if _SAVED_GC:
+        gc.set_threshold(*_SAVED_GC.pop())
+
+
+# -- one file --------------------------------------------------------------------------------
+class _Result:
+    """One file's findings and what its analysis read (for the cache)."""
+
+    __slots__ = ("path", "findings", "files_read", "lookups")
+
+    def __init__(self, path: str, findings: List[Finding], log: Optional[ReadLog] = None):
+        self.path = path
+        self.findings = findings
+        self.files_read = sorted(log.files) if log is not None else []
+        self.lookups = dict(log.lookups) if log is not None else {}
+
+
+def _analyse(path: str, source: str, config: config_module.Config) -> _Result:
+    """The findings of one readable file, before suppression comments; needs a session."""
+    import astroid
+
+    from mslint.context import ModuleContext
+    from mslint.engine import check_module, internal_error
+
+    log = ReadLog()
+    resolve.HOOKS.log = log
+    try:
+        try:
+            if may_hold_graph_code(source, config):
+                module = _STORE.get(path, source)
+            else:
+                _check_syntax(source, path)
+                return _Result(path, [], log)
+        except astroid.AstroidSyntaxError as error:
+            return _Result(path, [_syntax_error(path, error)], log)
+        except RecursionError:
+            return _Result(path, [Finding(ANALYSIS_INCOMPLETE, path, 1, 0, None, None,
+                                          "analysis incomplete: the file is nested too deeply to parse; "
+                                          "no rule checked it")], log)
+        except (ValueError, TypeError, MemoryError) as error:  # NUL bytes and other unparsable input
+            return _Result(path, [Finding(SYNTAX_ERROR, path, 1, 0, None, None, f"cannot parse the file: {error}")],
+                           log)
+        except Exception as error:  # noqa: BLE001 - astroid's own bugs stay one file's problem
+            return _Result(path, [internal_error(path, None, error)], log)
+        enabled = config_module.enabled_rules(config, path)
+        findings = check_module(ModuleContext(module, path, config), enabled)
+    finally:
+        resolve.HOOKS.log = None
+        _STORE.trim()
+    return _Result(path, sorted(findings, key=Finding.sort_key), log)
+
+
+def unsuppressed(findings: List[Finding], source: str, config: config_module.Config, path: str,
+                 honour_pylint: bool = True) -> List[Finding]:
+    """The findings no suppression comment of the file turns off, plus (when MS006 is
+    selected, in the command) the `# mslint:` comments that turned nothing off."""
     enabled = config_module.enabled_rules(config, path)
-    findings = check_module(ModuleContext(module, path, config), enabled)
-    suppressions = Suppressions(source, registry())
-    findings = [f for f in findings if not suppressions.is_suppressed(f.code, f.line)]
-    if enabled.get(USELESS_SUPPRESSION.code):
-        findings.extend(useless_suppressions(suppressions, enabled, path, source))
-    return sorted(findings, key=Finding.sort_key)
+    report_unused = honour_pylint and enabled.get(USELESS_SUPPRESSION.code)
+    if not findings and not report_unused:
+        return findings
+    suppressions = Suppressions(source, registry(), honour_pylint=honour_pylint)
+    kept = [f for f in findings if not suppressions.is_suppressed(f.code, f.line)]
+    if report_unused:
+        kept = sorted(kept + useless_suppressions(suppressions, enabled, path, source), key=Finding.sort_key)
+    return kept
 
 
-def _syntax_error(path: str, error: astroid.AstroidSyntaxError) -> Finding:
+def _check_syntax(source: str, path: str) -> None:
+    """Parse only, raising what astroid's builder would raise for this text."""
+    import astroid
+    from astroid.builder import _parse_string
+
+    modname = module_name_for_file(path)
+    try:
+        _parse_string(source, type_comments=True, modname=modname)
+    except (TypeError, ValueError, SyntaxError, MemoryError) as exc:
+        raise astroid.AstroidSyntaxError("Parsing Python code failed:\n{error}", source=source, modname=modname,
+                                         path=path, error=exc) from exc
+
+
+def _syntax_error(path: str, error) -> Finding:
     cause = getattr(error, "error", None)
     line = getattr(cause, "lineno", None) or 1
     column = max((getattr(cause, "offset", None) or 1) - 1, 0)
@@ -107,35 +341,98 @@ def _syntax_error(path: str, error: astroid.AstroidSyntaxError) -> Finding:
     return Finding(SYNTAX_ERROR, path, line, column, None, None, f"cannot parse the file: {reason}")
 
 
-def _lint_many(task: Tuple[Tuple[str, ...], config_module.Config]) -> List[Finding]:
-    paths, config = task
-    results: List[Finding] = []
-    for path in paths:
-        results.extend(lint_file(path, config))
-    return results
+def lint_file(path: str, config: config_module.Config) -> List[Finding]:
+    """Every finding for one file, sorted, after suppression comments (no cache)."""
+    _, source, problem = _read(path)
+    if problem is not None:
+        return [problem]
+    resolve.clear_file_caches()
+    with _RecursionLimit():
+        _start_session()
+        try:
+            return unsuppressed(_analyse(path, source, config).findings, source, config, path)
+        finally:
+            _end_session()
 
 
-def lint_paths(files: Iterable[str], config: config_module.Config, jobs: int = 1) -> List[Finding]:
-    """Findings for all files, in a deterministic order whatever the number of jobs."""
-    files = list(files)
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 10000))
-    try:
-        if jobs <= 1 or len(files) < SERIAL_BELOW:
-            findings = _lint_many((tuple(files), config))
+# -- many files ------------------------------------------------------------------------------
+class _RecursionLimit:
+    def __enter__(self):
+        self.limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(self.limit, 10000))
+
+    def __exit__(self, *exc):
+        sys.setrecursionlimit(self.limit)
+
+
+def _lint_many(task: Tuple[Tuple[Tuple[str, str], ...], config_module.Config]) -> List[_Result]:
+    files, config = task
+    with _RecursionLimit():
+        return [_analyse(path, source, config) for path, source in files]
+
+
+def lint_paths(files: Iterable[str], config: config_module.Config, jobs: int = 1,
+               cache: Optional[ResultCache] = None) -> List[Finding]:
+    """Findings for all files, in a deterministic order whatever the number of jobs;
+    with a cache, files whose results are still valid are not analysed again."""
+    resolve.clear_file_caches()
+    findings: List[Finding] = []
+    pending: List[Tuple[str, str]] = []
+    digests: Dict[str, Tuple[str, str]] = {}
+    sources: Dict[str, str] = {}
+    for path in files:
+        data, source, problem = _read(path)
+        if problem is not None:
+            findings.append(problem)
+            continue
+        if cache is not None:
+            digest = cache.hashes.remember(path, data)
+            module_name = module_name_for_file(path)
+            cached = cache.lookup(path, digest, module_name)
+            if cached is not None:
+                findings.extend(unsuppressed(cached, source, config, path))
+                continue
+            digests[path] = (digest, module_name)
+        pending.append((path, source))
+        sources[path] = source
+
+    if pending:
+        if jobs <= 1 or len(pending) < SERIAL_BELOW:
+            _start_session()
+            try:
+                results = _lint_many((tuple(pending), config))
+            finally:
+                _end_session()
         else:
-            findings = _lint_parallel(files, config, jobs)
-    finally:
-        sys.setrecursionlimit(limit)
+            results = _lint_parallel(pending, config, jobs)
+        for result in results:
+            findings.extend(unsuppressed(result.findings, sources[result.path], config, result.path))
+            if cache is not None:
+                digest, module_name = digests[result.path]
+                cache.store(result.path, digest, module_name, result.findings, result.files_read, result.lookups)
+    if cache is not None:
+        cache.save()
     return sorted(findings, key=Finding.sort_key)
 
 
-def _lint_parallel(files: List[str], config: config_module.Config, jobs: int) -> List[Finding]:
-    # small interleaved chunks balance large and small files across workers
-    chunk_count = min(len(files), jobs * 8)
-    chunks = [tuple(files[i::chunk_count]) for i in range(chunk_count)]
-    findings: List[Finding] = []
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        for result in pool.map(_lint_many, [(chunk, config) for chunk in chunks]):
-            findings.extend(result)
-    return findings
+def _lint_parallel(files: List[Tuple[str, str]], config: config_module.Config, jobs: int) -> List[_Result]:
+    # contiguous runs of files (sorted by path: one package's modules share dependencies,
+    # built once per worker), several per worker and of similar size, in order
+    chunk_count = min(len(files), jobs * 4)
+    target = sum(len(source) for _, source in files) / chunk_count
+    chunks: List[Tuple[Tuple[str, str], ...]] = []
+    current: List[Tuple[str, str]] = []
+    size = 0
+    for item in files:
+        current.append(item)
+        size += len(item[1])
+        if size >= target and len(chunks) < chunk_count - 1:
+            chunks.append(tuple(current))
+            current, size = [], 0
+    if current:
+        chunks.append(tuple(current))
+    results: List[_Result] = []
+    with ProcessPoolExecutor(max_workers=min(jobs, len(chunks)), initializer=_start_session) as pool:
+        for chunk_results in pool.map(_lint_many, [(chunk, config) for chunk in chunks]):
+            results.extend(chunk_results)
+    return results

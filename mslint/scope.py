@@ -78,9 +78,29 @@ def function_display(function, self_class: Optional[nodes.ClassDef]) -> str:
     return function.name
 
 
-def program_mode(module: nodes.Module, resolver: Resolver) -> Optional[str]:
+def nodes_by_class(root: nodes.NodeNG, classes: Tuple[type, ...]) -> Dict[type, List[nodes.NodeNG]]:
+    """For each class, its instances under `root` in document order (what
+    `root.nodes_of_class(cls)` yields), collected in one iterative walk of the tree."""
+    found: Dict[type, List[nodes.NodeNG]] = {klass: [] for klass in classes}
+    lists_for: Dict[type, List[List[nodes.NodeNG]]] = {}  # a node's type -> the lists it belongs to
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        lists = lists_for.get(kind)
+        if lists is None:
+            lists = lists_for[kind] = [found[k] for k in classes if issubclass(kind, k)]
+        for into in lists:
+            into.append(node)
+        children = list(node.get_children())
+        children.reverse()
+        stack.extend(children)
+    return found
+
+
+def program_mode(module: nodes.Module, resolver: Resolver, calls: Optional[List[nodes.Call]] = None) -> Optional[str]:
     """PYNATIVE if the module only ever sets PYNATIVE_MODE, GRAPH if it sets GRAPH_MODE, else None."""
-    modes = context_modes(module, resolver)
+    modes = context_modes(module, resolver, calls)
     if not modes:
         return None
     if modes == {PYNATIVE}:
@@ -88,11 +108,11 @@ def program_mode(module: nodes.Module, resolver: Resolver) -> Optional[str]:
     return GRAPH if GRAPH in modes else None
 
 
-def context_modes(module: nodes.Module, resolver: Resolver) -> Set[str]:
+def context_modes(module: nodes.Module, resolver: Resolver, calls: Optional[List[nodes.Call]] = None) -> Set[str]:
     """Every mode the module's `set_context(mode=...)` calls set: PYNATIVE, GRAPH or "unknown"
     (a mode computed at run time, e.g. from argparse)."""
     modes: Set[str] = set()
-    for call in module.nodes_of_class(nodes.Call):
+    for call in (calls if calls is not None else module.nodes_of_class(nodes.Call)):
         func = call.func
         name = func.attrname if isinstance(func, nodes.Attribute) else getattr(func, "name", None)
         if name != "set_context":
@@ -130,7 +150,8 @@ class GraphScope:
         self.interpreter = interpreter
         self.graph_mode = graph_mode
         self.strict = strict
-        self.mode = program_mode(module, resolver)
+        self._nodes = nodes_by_class(module, (nodes.ClassDef, nodes.FunctionDef, nodes.Call))
+        self.mode = program_mode(module, resolver, self._nodes[nodes.Call])
         self.functions: List[GraphFunction] = []
         self.incomplete = False
         self._by_key: Dict[tuple, GraphFunction] = {}
@@ -157,8 +178,7 @@ class GraphScope:
 
     # -- roots -------------------------------------------------------------------------
     def _roots(self) -> Iterator[GraphFunction]:
-        module = self.module
-        for cls in module.nodes_of_class(nodes.ClassDef):
+        for cls in self._nodes[nodes.ClassDef]:
             if not self.classes.is_cell(cls):
                 continue
             jit_decorator = self.classes.jit_decorator(cls)
@@ -171,13 +191,13 @@ class GraphScope:
                 method = self.classes.lookup_method(cls, name)
                 if method is not None and not self.classes.is_constexpr(method):
                     yield self._make(method, cls, name, (), strict)
-        for function in module.nodes_of_class(nodes.FunctionDef):
+        for function in self._nodes[nodes.FunctionDef]:
             decorator = self.classes.jit_decorator(function)
             if decorator is None or self._bytecode_only(decorator):
                 continue
             owner = function.parent if isinstance(function.parent, nodes.ClassDef) else None
             yield self._make(function, owner, "jit", (), self._decorator_strict(decorator))
-        for call in module.nodes_of_class(nodes.Call):
+        for call in self._nodes[nodes.Call]:
             root = self._jit_call_root(call)
             if root is not None:
                 yield root

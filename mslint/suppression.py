@@ -63,6 +63,8 @@ class Suppressions:
 
     # -- parsing -----------------------------------------------------------------------
     def _parse(self, source: str, rules: Registry, honour_pylint: bool) -> None:
+        if not _PRAGMA_RE.search(source):  # no pragma anywhere: nothing to tokenize
+            return
         lines = source.splitlines()
         for line_number, column, text, own_line in _comments(source):
             for match in _PRAGMA_RE.finditer(text):

@@ -1,0 +1,342 @@
+#!/usr/bin/env python3
+"""Measure mslint against pylint's floor on real MindSpore code.
+
+Fetches the PyPI wheels of mindcv 0.3.0, mindocr 0.5.0 and mindyolo 0.5.0 (and mindone
+0.5.0 for the memory run) with `pip download --no-deps` into a cache directory outside
+git (default: .corpora/ in the repository, which is git-ignored), extracts them, and
+measures on the same files, in one run:
+
+  (a) pylint --disable=all --enable=C0304            pylint's floor (parse, walk, one message)
+  (b) mslint --no-cache
+  (c) mslint with a warm cache
+  (d) mslint after editing one file (a comment appended; restored afterwards)
+  (e) pylint --load-plugins=mslint --disable=all --enable=C0304,mslint
+
+It prints the ratios b/a, c/a, d/a, e/a (wall clock and CPU time) and each run's peak
+memory: the largest single process (wait4's ru_maxrss) and, with psutil, the sum over
+the process tree.  It checks that (b), (c), (d) and a --jobs 1 run without the text
+pre-filter report the same findings.  With --write it records the table in
+docs/performance.md.  Run it from the repository, with mslint and pylint installed in
+the interpreter running it:
+
+  python benchmarks/run_benchmark.py --write
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import zipfile
+from typing import Dict, List, Optional, Tuple
+
+REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CORPORA = (("mindcv", "0.3.0"), ("mindocr", "0.5.0"), ("mindyolo", "0.5.0"))
+MEMORY_CORPUS = ("mindone", "0.5.0")
+EDITED_FILE = "mindcv/models/resnet.py"  # (d): a model module, as a user would edit one
+TARGETS = {"b/a": 0.5, "c/a": 0.05, "d/a": 0.1, "e/a": 1.15}
+MEMORY_TARGET = 1 << 30
+DOC = os.path.join(REPOSITORY, "docs", "performance.md")
+PREFILTER = "MSLINT_PREFILTER"
+BEGIN, END = "<!-- benchmark:begin -->", "<!-- benchmark:end -->"
+
+try:
+    import psutil
+except ImportError:  # the tree-wide peak is then not measured
+    psutil = None
+
+
+# -- corpora -----------------------------------------------------------------------------------
+def fetch(name: str, version: str, cache: str) -> str:
+    """The extracted wheel's directory (downloaded and extracted once)."""
+    target = os.path.join(cache, "src", f"{name}-{version}")
+    if os.path.isdir(target):
+        return target
+    wheels = os.path.join(cache, "wheels")
+    os.makedirs(wheels, exist_ok=True)
+    prefix = f"{name}-{version}-"
+    found = [w for w in os.listdir(wheels) if w.startswith(prefix) and w.endswith(".whl")]
+    if not found:
+        subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:",
+                        "-d", wheels, f"{name}=={version}"], check=True)
+        found = [w for w in os.listdir(wheels) if w.startswith(prefix) and w.endswith(".whl")]
+    temporary = target + ".partial"
+    shutil.rmtree(temporary, ignore_errors=True)
+    with zipfile.ZipFile(os.path.join(wheels, found[0])) as archive:
+        archive.extractall(temporary)
+    os.replace(temporary, target)
+    return target
+
+
+def packages(directory: str) -> List[str]:
+    """The top-level packages of an extracted wheel, relative to the corpora's src/."""
+    base = os.path.basename(directory)
+    return sorted(os.path.join(base, entry) for entry in os.listdir(directory)
+                  if os.path.isfile(os.path.join(directory, entry, "__init__.py")))
+
+
+def count_lines(root: str, targets: List[str]) -> Tuple[int, int]:
+    files = lines = 0
+    for target in targets:
+        for folder, _, names in os.walk(os.path.join(root, target)):
+            for name in names:
+                if name.endswith(".py"):
+                    files += 1
+                    with open(os.path.join(folder, name), "rb") as handle:
+                        lines += handle.read().count(b"\n")
+    return files, lines
+
+
+# -- measuring ---------------------------------------------------------------------------------
+class Run:
+    def __init__(self, label: str, wall: float, cpu: float, max_rss: int, tree_rss: Optional[int], output: str):
+        self.label, self.wall, self.cpu, self.max_rss, self.tree_rss, self.output = \
+            label, wall, cpu, max_rss, tree_rss, output
+
+
+def measure(label: str, command: List[str], cwd: str, env: Dict[str, str]) -> Run:
+    """Run a command; wall time, CPU time of it and its children, peak memory."""
+    with tempfile.TemporaryFile() as out:
+        start = time.perf_counter()
+        process = subprocess.Popen(command, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
+        peak = [0]
+        done = threading.Event()
+        if psutil is not None:
+            threading.Thread(target=_sample_tree, args=(process.pid, peak, done), daemon=True).start()
+        _, status, usage = os.wait4(process.pid, 0)
+        wall = time.perf_counter() - start
+        done.set()
+        process.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        output = out.read().decode("utf-8", "replace")
+    if not 0 <= process.returncode < (32 if "pylint" in command else 2):  # mslint: 0/1; pylint: bit flags
+        raise SystemExit(f"{label}: {' '.join(command)} exited {process.returncode}:\n{output[-2000:]}")
+    run = Run(label, wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024,
+              peak[0] if psutil is not None else None, output)
+    print(f"  {label:<34} {wall:7.2f} s wall {run.cpu:7.2f} s cpu  peak {_mib(run.max_rss)}"
+          + (f" (tree {_mib(run.tree_rss)})" if run.tree_rss else ""), flush=True)
+    return run
+
+
+def _sample_tree(pid: int, peak: List[int], done: threading.Event) -> None:
+    try:
+        root = psutil.Process(pid)
+    except psutil.Error:
+        return
+    while not done.is_set():
+        try:
+            total = root.memory_info().rss
+            for child in root.children(recursive=True):
+                try:
+                    total += child.memory_info().rss
+                except psutil.Error:
+                    pass
+        except psutil.Error:
+            return
+        peak[0] = max(peak[0], total)
+        done.wait(0.05)
+
+
+def _mib(size: Optional[int]) -> str:
+    return "-" if not size else f"{size / (1 << 20):.0f} MiB"
+
+
+def findings_of(output: str) -> List[str]:
+    """mslint's JSON findings as sortable lines (the 'files' summary is not part of them)."""
+    start = output.index("[")
+    return sorted(json.dumps(item, sort_keys=True) for item in json.loads(output[start:]))
+
+
+# -- the machine --------------------------------------------------------------------------------
+def machine() -> Dict[str, str]:
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as handle:
+            for line in handle:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    memory = ""
+    try:
+        with open("/proc/meminfo", encoding="utf-8") as handle:
+            memory = f"{int(handle.readline().split()[1]) / (1 << 20):.1f} GiB"
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:
+        cores = os.cpu_count() or 1
+    import astroid
+    import pylint
+
+    return {"cpu": cpu, "cores": str(cores), "memory": memory, "os": platform.platform(),
+            "python": platform.python_version(), "pylint": pylint.__version__, "astroid": astroid.__version__,
+            "load": " / ".join(f"{x:.1f}" for x in os.getloadavg())}
+
+
+# -- the run ------------------------------------------------------------------------------------
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cache", default=os.path.join(REPOSITORY, ".corpora"),
+                        help="where wheels, sources and mslint's cache go (default: .corpora/)")
+    parser.add_argument("--jobs", type=int, default=0, help="mslint --jobs (default: all cores)")
+    parser.add_argument("--only", nargs="*", help="corpora to use (default: mindcv mindocr mindyolo)")
+    parser.add_argument("--no-memory", action="store_true", help="skip the memory run on mindone")
+    parser.add_argument("--write", action="store_true", help="record the results in docs/performance.md")
+    args = parser.parse_args(argv)
+
+    cache = os.path.abspath(args.cache)
+    chosen = [c for c in CORPORA if not args.only or c[0] in args.only]
+    src = os.path.join(cache, "src")
+    targets: List[str] = []
+    for name, version in chosen:
+        targets += packages(fetch(name, version, cache))
+    files, lines = count_lines(src, targets)
+    bin_dir = os.path.dirname(sys.executable)
+    mslint = [sys.executable, "-m", "mslint.cli"]
+    pylint = [sys.executable, "-m", "pylint"]
+    jobs = ["--jobs", str(args.jobs)] if args.jobs else []
+    mslint_cache = os.path.join(cache, "mslint_cache")
+    shutil.rmtree(mslint_cache, ignore_errors=True)
+    env = dict(os.environ, MSLINT_CACHE_DIR=mslint_cache, PATH=bin_dir + os.pathsep + os.environ.get("PATH", ""))
+    env.pop(PREFILTER, None)
+    print(f"corpora: {', '.join(f'{n} {v}' for n, v in chosen)}: {files} files, {lines} lines", flush=True)
+    host = machine()
+    print(f"machine: {host['cpu']}, {host['cores']} cores, load {host['load']}", flush=True)
+
+    runs: Dict[str, Run] = {}
+    runs["a"] = measure("(a) pylint floor", pylint + ["--disable=all", "--enable=C0304"] + targets, src, env)
+    runs["b"] = measure("(b) mslint --no-cache", mslint + jobs + ["--no-cache", "--format", "json"] + targets, src, env)
+    runs["fill"] = measure("    mslint, cold cache (fills it)", mslint + jobs + ["--format", "json"] + targets, src, env)
+    runs["c"] = measure("(c) mslint, warm cache", mslint + jobs + ["--format", "json"] + targets, src, env)
+    edited = os.path.join(src, next(t for t in targets if t.startswith("mindcv")), EDITED_FILE.split("/", 1)[1]) \
+        if any(t.startswith("mindcv") for t in targets) else None
+    reanalysed = 0
+    if edited and os.path.isfile(edited):
+        with open(edited, "rb") as handle:
+            original = handle.read()
+        try:
+            with open(edited, "ab") as handle:
+                handle.write(b"# edited by the benchmark\n")
+            reanalysed = _dependents(mslint_cache, edited)
+            runs["d"] = measure(f"(d) mslint, {os.path.basename(edited)} edited", mslint + jobs + ["--format", "json"]
+                                + targets, src, env)
+        finally:
+            with open(edited, "wb") as handle:
+                handle.write(original)
+    plugin = pylint + ["--load-plugins=mslint", "--disable=all", "--enable=C0304,mslint"] + targets
+    runs["e"] = measure("(e) pylint + mslint plugin", plugin, src, env)
+    empty = tempfile.mkdtemp(prefix="mslint-no-cache-")
+    try:
+        runs["e0"] = measure("(e) same, no cache to read", plugin, src, dict(env, MSLINT_CACHE_DIR=empty))
+    finally:
+        shutil.rmtree(empty, ignore_errors=True)
+    runs["check"] = measure("    mslint --jobs 1, no pre-filter", mslint + ["--jobs", "1", "--no-cache", "--format",
+                                                                           "json"] + targets,
+                            src, dict(env, **{PREFILTER: "0"}))
+    reference = findings_of(runs["b"].output)
+    same = {key: findings_of(runs[key].output) == reference for key in ("fill", "c", "d", "check") if key in runs}
+    plugin_counts = {key: sum(1 for line in runs[key].output.splitlines() if ": E8" in line or ": W8" in line
+                              or ": C8" in line) for key in ("e", "e0")}
+
+    memory = None
+    if not args.no_memory:
+        name, version = MEMORY_CORPUS
+        memory_targets = packages(fetch(name, version, cache))
+        memory_files, memory_lines = count_lines(src, memory_targets)
+        print(f"memory run: {name} {version}: {memory_files} files, {memory_lines} lines", flush=True)
+        memory = (name, version, memory_files, memory_lines,
+                  measure(f"    mslint --no-cache on {name}", mslint + jobs + ["--no-cache", "--format", "json"]
+                          + memory_targets, src, env))
+
+    host["load after"] = " / ".join(f"{x:.1f}" for x in os.getloadavg())
+    ratios = {key: (runs[key].wall / runs["a"].wall, runs[key].cpu / runs["a"].cpu)
+              for key in ("b", "c", "d", "e", "e0") if key in runs}
+    print()
+    for key, (wall, cpu) in ratios.items():
+        target = TARGETS[f"{key[0]}/a"]
+        name = f"{key[0]}/a" + (" (plugin, no cache to read)" if key == "e0" else "")
+        print(f"{name}: {wall:.3f} (cpu {cpu:.3f})  target <= {target}  {'ok' if wall <= target else 'MISSED'}")
+    print(f"findings: {len(reference)} from mslint; the same with cache, after the edit and without the "
+          f"pre-filter at --jobs 1: {same}; the plugin reported {plugin_counts} mslint messages")
+    if memory:
+        peak = memory[4].tree_rss or memory[4].max_rss
+        print(f"peak memory on {memory[0]}: {_mib(peak)} (target <= 1024 MiB) "
+              f"{'ok' if peak <= MEMORY_TARGET else 'MISSED'}")
+    if args.write:
+        _write(host, chosen, files, lines, runs, same, plugin_counts, reanalysed, memory, args.jobs)
+    return 0 if all(same.values()) else 1
+
+
+def _dependents(cache_directory: str, edited: str) -> int:
+    """How many files' cached results depend on the edited file (it included)."""
+    count = 0
+    for name in os.listdir(cache_directory):
+        if name.startswith("results-") and name.endswith(".json"):
+            with open(os.path.join(cache_directory, name), encoding="utf-8") as handle:
+                entries = json.load(handle)["entries"]
+            count += sum(1 for path, entry in entries.items()
+                         if path == os.path.abspath(edited) or os.path.abspath(edited) in entry.get("deps", {}))
+    return count
+
+
+def _write(host, chosen, files, lines, runs, same, plugin_counts, reanalysed, memory, jobs) -> None:
+    rows = [("(a)", "`pylint --disable=all --enable=C0304` (pylint's floor)", "a"),
+            ("(b)", "`mslint --no-cache`", "b"),
+            ("", "`mslint`, cold cache (fills it)", "fill"),
+            ("(c)", "`mslint`, warm cache", "c"),
+            ("(d)", f"`mslint` after editing `{EDITED_FILE}` ({reanalysed} files depend on it)", "d"),
+            ("(e)", "`pylint --load-plugins=mslint --disable=all --enable=C0304,mslint` (the cache left by (d))", "e"),
+            ("(e)", "the same with no cache to read (`MSLINT_CACHE_DIR` empty)", "e0"),
+            ("", "`mslint --jobs 1 --no-cache`, pre-filter off (`MSLINT_PREFILTER=0`)", "check")]
+    table = ["| run | command | wall (s) | CPU (s) | ratio wall | ratio CPU | target | peak RSS, largest process | peak RSS, process tree |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for tag, text, key in rows:
+        if key not in runs:
+            continue
+        run = runs[key]
+        ratio_key = f"{key[0]}/a" if key in ("b", "c", "d", "e", "e0") else None
+        wall_ratio = f"{run.wall / runs['a'].wall:.3f}"
+        cpu_ratio = f"{run.cpu / runs['a'].cpu:.3f}"
+        target = f"<= {TARGETS[ratio_key]}" if ratio_key in TARGETS else ""
+        table.append(f"| {tag} | {text} | {run.wall:.2f} | {run.cpu:.2f} | {wall_ratio} | {cpu_ratio} | {target} | "
+                     f"{_mib(run.max_rss)} | {_mib(run.tree_rss)} |")
+    corpora = ", ".join(f"{n} {v}" for n, v in chosen)
+    text = [BEGIN, "",
+            f"Measured {time.strftime('%Y-%m-%d %H:%M %Z')} by `python benchmarks/run_benchmark.py --write`, "
+            f"mslint at `--jobs {jobs or 'all cores'}`.",
+            "",
+            f"- Corpora: {corpora} (PyPI wheels): {files} files, {lines} lines.",
+            f"- Machine: {host['cpu']}, {host['cores']} cores, {host['memory']} RAM; {host['os']}; "
+            f"Python {host['python']}, pylint {host['pylint']}, astroid {host['astroid']}.",
+            f"- Load average (1/5/15 min) before the run {host['load']}, after {host['load after']}: other "
+            "engineers' processes shared the machine during the measurement, so wall-clock times are noisy; "
+            "the CPU-time ratios are steadier.",
+            "", *table, ""]
+    checks = ", ".join(f"{k}: {'same' if v else 'DIFFERENT'}" for k, v in same.items())
+    text.append(f"Findings compared with (b): {checks}. Messages the plugin reported: "
+                f"{plugin_counts['e']} (cache), {plugin_counts['e0']} (no cache); (b) found {len(findings_of(runs['b'].output))}.")
+    if memory:
+        name, version, memory_files, memory_lines, run = memory
+        text += ["", f"Memory run: `mslint --no-cache` on {name} {version} ({memory_files} files, {memory_lines} lines): "
+                 f"{run.wall:.1f} s wall, {run.cpu:.1f} s CPU, peak RSS {_mib(run.max_rss)} in the largest process, "
+                 f"{_mib(run.tree_rss)} summed over the process tree (target <= 1024 MiB)."]
+    text += ["", END]
+    with open(DOC, encoding="utf-8") as handle:
+        document = handle.read()
+    start, end = document.index(BEGIN), document.index(END) + len(END)
+    with open(DOC, "w", encoding="utf-8") as handle:
+        handle.write(document[:start] + "\n".join(text) + document[end:])
+    print(f"wrote {os.path.relpath(DOC)}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,204 @@
+"""The result cache: a file's findings, reused while nothing they depend on has changed.
+
+An entry is keyed by the file's absolute path and holds, besides the findings (before
+suppression comments, which each front-end applies its own way):
+- the SHA-256 of the file's content and its dotted module name;
+- the SHA-256 of every other project module the analysis read (base classes, helpers,
+  modules star-imported), so editing a base class's module invalidates its subclasses';
+- every project-module lookup the analysis made and its answer (a new file can make an
+  import resolve to the project where it did not before).
+The cache file itself is named by the configuration's fingerprint (and its root, when
+per-file-ignores patterns are relative to it), the mslint version and a digest of mslint's
+own source, so a change to any of them starts afresh.
+
+This module does not import astroid: a run that finds everything in the cache never
+builds a tree.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import tempfile
+from typing import Dict, Iterable, List, Optional, Tuple
+
+from mslint import __version__
+from mslint.findings import Finding
+from mslint.rules import registry
+
+CACHE_DIRECTORY_NAME = ".mslint_cache"
+ENVIRONMENT_VARIABLE = "MSLINT_CACHE_DIR"
+FORMAT = 2
+_PACKAGE_DIRECTORY = os.path.dirname(os.path.abspath(__file__))
+
+
+def cache_directory(root: str) -> str:
+    """MSLINT_CACHE_DIR if set, else .mslint_cache/ in the configuration's root directory."""
+    return os.environ.get(ENVIRONMENT_VARIABLE) or os.path.join(root, CACHE_DIRECTORY_NAME)
+
+
+def content_hash(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+_CODE_DIGEST: Optional[str] = None
+
+
+def code_digest() -> str:
+    """A digest of mslint's own code and data (the engine and every checker) and of the
+    parser versions, so an upgrade or a local edit of a rule never reuses stale results."""
+    global _CODE_DIGEST
+    if _CODE_DIGEST is None:
+        import mslint.checkers as checkers
+
+        digest = hashlib.sha256(f"{__version__} {sys.version_info[:2]} {_astroid_version()}".encode())
+        for directory in sorted({_PACKAGE_DIRECTORY, os.path.dirname(os.path.abspath(checkers.__file__))}):
+            for folder, subfolders, files in os.walk(directory):
+                subfolders[:] = sorted(d for d in subfolders if d != "__pycache__")
+                for name in sorted(files):
+                    if name.endswith((".py", ".json")):
+                        with open(os.path.join(folder, name), "rb") as handle:
+                            digest.update(name.encode() + b"\0" + handle.read())
+        _CODE_DIGEST = digest.hexdigest()
+    return _CODE_DIGEST
+
+
+def _astroid_version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("astroid")
+    except Exception:  # noqa: BLE001 - not installed as a distribution: the digest still covers mslint
+        return "?"
+
+
+class FileHashes:
+    """Content hashes of files, each read once per run (None: the file cannot be read)."""
+
+    def __init__(self):
+        self._hashes: Dict[str, Optional[str]] = {}
+
+    def remember(self, path: str, data: bytes) -> str:
+        digest = content_hash(data)
+        self._hashes[os.path.abspath(path)] = digest
+        return digest
+
+    def get(self, path: str) -> Optional[str]:
+        path = os.path.abspath(path)
+        if path not in self._hashes:
+            try:
+                with open(path, "rb") as handle:
+                    self._hashes[path] = content_hash(handle.read())
+            except OSError:
+                self._hashes[path] = None
+        return self._hashes[path]
+
+
+class ResultCache:
+    """One cache file per (configuration, mslint code); entries by absolute path."""
+
+    def __init__(self, directory: str, namespace: str):
+        self.directory = directory
+        self.path = os.path.join(directory, f"results-{namespace}.json")
+        self.entries: Dict[str, dict] = {}
+        self.changed = False
+        self.hashes = FileHashes()
+        self._load()
+
+    @classmethod
+    def for_config(cls, config, directory: Optional[str] = None) -> "ResultCache":
+        return cls(directory or cache_directory(config.root), cls.namespace(config))
+
+    @staticmethod
+    def namespace(config) -> str:
+        """The cache file's name for a configuration (and this mslint)."""
+        # the root matters only to per-file-ignores patterns (relative to it); without them, the
+        # command and the plugin (which finds a configuration per directory) share one cache file
+        root = os.path.abspath(config.root) if config.per_file_ignores else None
+        key = json.dumps([FORMAT, config.fingerprint(), root, code_digest()])
+        return content_hash(key.encode())[:20]
+
+    def _load(self) -> None:
+        try:
+            with open(self.path, "r", encoding="utf-8") as handle:
+                document = json.load(handle)
+        except (OSError, ValueError):
+            return
+        if isinstance(document, dict) and document.get("format") == FORMAT and isinstance(document.get("entries"), dict):
+            self.entries = document["entries"]
+
+    # -- lookups -------------------------------------------------------------------------
+    def lookup(self, path: str, digest: str, module_name: str) -> Optional[List[Finding]]:
+        """The cached findings for this file and content, if nothing they depend on changed."""
+        entry = self.entries.get(os.path.abspath(path))
+        if not entry or entry.get("hash") != digest or entry.get("module") != module_name:
+            return None
+        for dependency, expected in entry.get("deps", {}).items():
+            if self.hashes.get(dependency) != expected:
+                return None
+        if entry.get("lookups"):
+            from mslint.resolve import _find_project_file  # cheap: no astroid tree is built
+
+            for dotted, directory, expected in entry["lookups"]:
+                if _find_project_file(dotted, directory) != expected:
+                    return None
+        try:
+            return [_decode(path, item) for item in entry.get("findings", [])]
+        except (KeyError, TypeError, ValueError):
+            return None
+
+    def store(self, path: str, digest: str, module_name: str, findings: Iterable[Finding],
+              files_read: Iterable[str], lookups: Dict[Tuple[str, str], Optional[str]]) -> None:
+        absolute = os.path.abspath(path)
+        deps = {}
+        for dependency in sorted(set(files_read) - {absolute}):
+            dependency_hash = self.hashes.get(dependency)
+            if dependency_hash is None:
+                return  # a dependency vanished while we ran: do not cache a result we cannot check
+            deps[dependency] = dependency_hash
+        self.entries[absolute] = {
+            "hash": digest,
+            "module": module_name,
+            "deps": deps,
+            "lookups": sorted([dotted, directory, found] for (dotted, directory), found in lookups.items()),
+            "findings": [_encode(f) for f in findings],
+        }
+        self.changed = True
+
+    # -- saving --------------------------------------------------------------------------
+    def save(self) -> None:
+        """Write the cache atomically; a cache that cannot be written is silently skipped."""
+        if not self.changed:
+            return
+        try:
+            os.makedirs(self.directory, exist_ok=True)
+            ignore = os.path.join(self.directory, ".gitignore")
+            if not os.path.exists(ignore):
+                with open(ignore, "w", encoding="utf-8") as handle:
+                    handle.write("# created by mslint: the result cache is never committed\n*\n")
+            descriptor, temporary = tempfile.mkstemp(prefix=".results-", suffix=".tmp", dir=self.directory)
+            try:
+                with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+                    json.dump({"format": FORMAT, "entries": self.entries}, handle, separators=(",", ":"))
+                os.replace(temporary, self.path)
+            except BaseException:
+                if os.path.exists(temporary):
+                    os.unlink(temporary)
+                raise
+        except OSError:
+            return
+        self.changed = False
+
+
+def _encode(finding: Finding) -> list:
+    return [finding.rule.code, finding.line, finding.column, finding.end_line, finding.end_column,
+            finding.message, list(finding.reach)]
+
+
+def _decode(path: str, item: list) -> Finding:
+    code, line, column, end_line, end_column, message, reach = item
+    rule = registry().get(code)
+    if rule is None:
+        raise KeyError(code)
+    return Finding(rule, path, line, column, end_line, end_column, message, tuple(reach))
