@@ -162,7 +162,7 @@ class InstanceTracker:
     """The cell instances of one module, built once (see the module docstring)."""
 
     def __init__(self, module: nodes.Module, resolver: Resolver, classes: ClassIndex,
-                 _trackers: Optional[Dict[nodes.Module, "InstanceTracker"]] = None):
+                 _trackers: Optional[Dict[nodes.Module, "InstanceTracker"]] = None, visit: bool = True):
         self.module = module
         self.resolver = resolver
         self.classes = classes
@@ -173,7 +173,8 @@ class InstanceTracker:
         self._bindings: Dict[object, Optional[Ref]] = {}
         self._graph_code: Dict[nodes.NodeNG, bool] = {}
         self._in_progress: Set[nodes.NodeNG] = set()
-        self._visit()
+        if visit:
+            self._visit()
 
     # -- queries ---------------------------------------------------------------------------
     def ref(self, expr) -> Optional[Ref]:
@@ -409,7 +410,7 @@ class InstanceTracker:
             function = parent.parent
             if isinstance(function, nodes.FunctionDef) and isinstance(function.parent, nodes.ClassDef) \
                     and function.args.args and function.args.args[0] is binding \
-                    and function.type == "method":
+                    and _is_instance_method(function):
                 found = (self.class_self(function.parent), ())
             else:
                 found = (self._new(binding.name, binding), ())
@@ -483,7 +484,7 @@ class InstanceTracker:
         while isinstance(frame, nodes.FunctionDef):
             if isinstance(frame.parent, nodes.ClassDef):
                 params = frame.args.args or []
-                return bool(params) and params[0].name == expr.name and frame.type == "method"
+                return bool(params) and params[0].name == expr.name and _is_instance_method(frame)
             frame = frame_of(frame)
         return False
 
@@ -539,11 +540,36 @@ def _display(call: nodes.Call) -> str:
     return f"{text}(...)"
 
 
+def _is_instance_method(function: nodes.FunctionDef) -> bool:
+    """A method whose first parameter is the instance: not a static or class method.
+    (By decorator name: astroid's FunctionDef.type infers, which is slow on large projects.)"""
+    decorators = function.decorators.nodes if function.decorators else []
+    names = {d.name if isinstance(d, nodes.Name) else getattr(d, "attrname", None) for d in decorators}
+    return isinstance(function.parent, nodes.ClassDef) and not names & {"staticmethod", "classmethod"}
+
+
+# Call names without which a module holds no training setup to report on: every MS5/MS6
+# finding sits at a grad call, a to_float / set_grad, an amp conversion or a trainer.
+_TRAINING_CALLS = (GRAD_FUNCTIONS | VALUE_AND_GRAD | AMP_CONVERTERS | SET_GRAD_WRAPPERS | set(TRAINERS)
+                   | set(WRAPPER_PARAMETERS) | {"set_grad", "to_float", "GradOperation"})
+
+
+def has_training_calls(module: nodes.Module) -> bool:
+    """A cheap test by name (no resolution) that lets most model files skip the tracker."""
+    for call in module.nodes_of_class(nodes.Call):
+        func = call.func
+        name = func.attrname if isinstance(func, nodes.Attribute) else getattr(func, "name", None)
+        if name in _TRAINING_CALLS:
+            return True
+    return False
+
+
 def tracker(ctx) -> InstanceTracker:
-    """The module's tracker, shared by every rule that asks (kept in ctx.memo)."""
+    """The module's tracker, shared by every rule that asks (kept in ctx.memo); empty for a
+    module with no training calls at all."""
     found = ctx.memo.get("instances")
     if found is None:
-        found = InstanceTracker(ctx.module, ctx.resolver, ctx.classes)
+        found = InstanceTracker(ctx.module, ctx.resolver, ctx.classes, visit=has_training_calls(ctx.module))
         ctx.memo["instances"] = found
     return found
 
