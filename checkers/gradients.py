@@ -142,7 +142,7 @@ def check_forward_then_grad(ctx: ModuleContext) -> Iterator[Finding]:
 def _positional(function: nodes.FunctionDef) -> List[str]:
     args = function.args
     names = [a.name for a in (args.posonlyargs or []) + (args.args or [])]
-    return names[1:] if names and function.type == "method" else names
+    return names[1:] if names and inst.is_instance_method(function) else names
 
 
 @implements(BPROP_SIGNATURE)

@@ -410,7 +410,7 @@ class InstanceTracker:
             function = parent.parent
             if isinstance(function, nodes.FunctionDef) and isinstance(function.parent, nodes.ClassDef) \
                     and function.args.args and function.args.args[0] is binding \
-                    and _is_instance_method(function):
+                    and is_instance_method(function):
                 found = (self.class_self(function.parent), ())
             else:
                 found = (self._new(binding.name, binding), ())
@@ -484,7 +484,7 @@ class InstanceTracker:
         while isinstance(frame, nodes.FunctionDef):
             if isinstance(frame.parent, nodes.ClassDef):
                 params = frame.args.args or []
-                return bool(params) and params[0].name == expr.name and _is_instance_method(frame)
+                return bool(params) and params[0].name == expr.name and is_instance_method(frame)
             frame = frame_of(frame)
         return False
 
@@ -540,7 +540,7 @@ def _display(call: nodes.Call) -> str:
     return f"{text}(...)"
 
 
-def _is_instance_method(function: nodes.FunctionDef) -> bool:
+def is_instance_method(function: nodes.FunctionDef) -> bool:
     """A method whose first parameter is the instance: not a static or class method.
     (By decorator name: astroid's FunctionDef.type infers, which is slow on large projects.)"""
     decorators = function.decorators.nodes if function.decorators else []
