@@ -208,7 +208,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="exit 1 if a table is out of date")
     options = parser.parse_args(argv)
-    stale = []
+    stale, broken = [], []
     for code in page_codes():
         path = os.path.join(RULES_DIR, f"{code}.md")
         text = read(code)
@@ -216,7 +216,7 @@ def main(argv=None) -> int:
             new = render_page(text)
         except (ClaimError, tomllib.TOMLDecodeError) as error:
             print(f"{code}.md: {error}", file=sys.stderr)
-            stale.append(code)
+            broken.append(code)
             continue
         if new != text:
             stale.append(code)
@@ -225,8 +225,7 @@ def main(argv=None) -> int:
                     handle.write(new)
     if options.check and stale:
         print("out of date: " + ", ".join(stale), file=sys.stderr)
-        return 1
-    return 0
+    return 1 if broken or (options.check and stale) else 0
 
 
 if __name__ == "__main__":
