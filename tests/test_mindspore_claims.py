@@ -111,20 +111,27 @@ def _run_one(job: dict) -> dict:
     return json.loads(lines[-1]) if lines else {"ok": False, "detail": done.stderr[-3000:]}
 
 
+def _selected_ids(session) -> set:
+    """The jobs of the claim tests this session runs (all of them, unless -k or ids narrow it)."""
+    return {item.callspec.params["job"]["id"] for item in session.items
+            if getattr(item, "originalname", None) == "test_page_claim_holds_on_mindspore"}
+
+
 @pytest.fixture(scope="module")
-def results(tmp_path_factory):
-    """Run every job once, in parallel; id -> result."""
+def results(tmp_path_factory, request):
+    """Run every selected job once, in parallel; id -> result."""
     if not HAS_MINDSPORE:
         pytest.skip("MindSpore is not installed (pip install -e '.[test,mindspore]')")
     root = tmp_path_factory.mktemp("mindspore-claims")
+    selected = _selected_ids(request.session)
     pending: "queue.Queue" = queue.Queue()
     for job in JOBS:
-        if job["source"] is not None:
+        if job["source"] is not None and job["id"] in selected:
             pending.put(dict(job, dir=str(root / job["id"])))
     found: dict = {}
     if hasattr(os, "fork"):
         workers = [threading.Thread(target=_serve, args=(pending, found, root))
-                   for _ in range(int(os.environ.get("MSLINT_CLAIM_WORKERS", "2")))]
+                   for _ in range(min(int(os.environ.get("MSLINT_CLAIM_WORKERS", "2")), pending.qsize()))]
         for worker in workers:
             worker.start()
         for worker in workers:
