@@ -174,7 +174,7 @@ def describe(outcome) -> str:
     ran = RAN_RE.match(outcome)
     if ran:
         count = int(ran.group(1))
-        return f"`construct` runs {count} time{'s' if count != 1 else ''}"
+        return f"`construct` ran {count} time{'s' if count != 1 else ''} in Python"
     return SIMPLE[outcome]
 
 
