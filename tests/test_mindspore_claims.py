@@ -1,0 +1,164 @@
+"""The rule pages' claims about MindSpore, checked with the real MindSpore.
+
+Every page of MS1xx-MS8xx has a `mindspore-check` claim block (see
+scripts/generate_claim_tables.py): how to drive its "Example" and "Use instead" code and
+what MindSpore does with each, per mode. The tests marked `mindspore` run every block in
+every claimed mode in its own process (tests/mindspore_claims_runner.py forks one child per
+run from a server that imported MindSpore once; MSLINT_CLAIM_WORKERS servers in parallel,
+default 2) and fail when a claim no longer holds. They are skipped when MindSpore is not
+installed (`pip install -e ".[test,mindspore]"`). The other tests check, without MindSpore,
+that every page has a well-formed claim and shows the table generated from it.
+"""
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from mslint import rule_pages
+
+REPO = Path(__file__).resolve().parent.parent
+RUNNER = Path(__file__).resolve().parent / "mindspore_claims_runner.py"
+HAS_MINDSPORE = importlib.util.find_spec("mindspore") is not None
+
+
+def _claims_module():
+    spec = importlib.util.spec_from_file_location("generate_claim_tables", REPO / "scripts" / "generate_claim_tables.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+claims = _claims_module()
+CODES = claims.page_codes()
+
+
+def _jobs():
+    """Every (page, section, block, mode) run, with the code block it runs."""
+    jobs = []
+    for code in CODES:
+        text = claims.read(code)
+        try:
+            claim = claims.parse(text)
+        except Exception:  # reported by test_every_page_has_a_well_formed_claim
+            continue
+        page_sections = rule_pages.sections(text)
+        for key, title in claims.SECTIONS:
+            sources = rule_pages.python_blocks(page_sections.get(title, ""))
+            for number, block in enumerate(claim[key], start=1):
+                source = sources[number - 1] if number <= len(sources) else None
+                for mode, outcome in block["modes"].items():
+                    suffix = f"{number}" if len(claim[key]) > 1 else ""
+                    jobs.append({"id": f"{code}-{key}{suffix}-{mode}", "source": source, "mode": mode,
+                                 "drive": block["drive"], "outcome": outcome})
+    return jobs
+
+
+JOBS = _jobs()
+
+
+@pytest.mark.parametrize("code", CODES)
+def test_every_page_has_a_well_formed_claim(code):
+    text = claims.read(code)
+    claim = claims.parse(text)
+    page_sections = rule_pages.sections(text)
+    assert "mindspore-check" in page_sections["What MindSpore does"], \
+        "the claim block belongs in 'What MindSpore does'"
+    for key, title in claims.SECTIONS:
+        blocks = rule_pages.python_blocks(page_sections[title])
+        assert len(blocks) == len(claim[key]), f"'{title}' has {len(blocks)} python blocks, the claim {len(claim[key])}"
+
+
+@pytest.mark.parametrize("code", CODES)
+def test_every_page_shows_the_table_generated_from_its_claim(code):
+    text = claims.read(code)
+    assert claims.render_page(text) == text, \
+        f"{code}.md: the table is stale: run python scripts/generate_claim_tables.py"
+
+
+def _serve(jobs: "queue.Queue", results: dict, root: Path):
+    server = subprocess.Popen([sys.executable, str(RUNNER), "--serve"], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=str(root))
+    try:
+        while True:
+            try:
+                job = jobs.get_nowait()
+            except queue.Empty:
+                break
+            server.stdin.write(json.dumps(job) + "\n")
+            server.stdin.flush()
+            line = server.stdout.readline()
+            if not line:
+                results[job["id"]] = {"ok": False, "detail": f"the runner exited ({server.poll()})"}
+                break
+            results[job["id"]] = json.loads(line)
+    finally:
+        server.stdin.close()
+        server.wait(timeout=60)
+
+
+def _run_one(job: dict) -> dict:
+    done = subprocess.run([sys.executable, str(RUNNER), "--one"], input=json.dumps(job), capture_output=True,
+                          text=True, cwd=job["dir"], timeout=600)
+    lines = done.stdout.strip().splitlines()
+    return json.loads(lines[-1]) if lines else {"ok": False, "detail": done.stderr[-3000:]}
+
+
+def _selected_ids(session) -> set:
+    """The jobs of the claim tests this session runs (all of them, unless -k or ids narrow it)."""
+    return {item.callspec.params["job"]["id"] for item in session.items
+            if getattr(item, "originalname", None) == "test_page_claim_holds_on_mindspore"}
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory, request):
+    """Run every selected job once, in parallel; id -> result."""
+    if not HAS_MINDSPORE:
+        pytest.skip("MindSpore is not installed (pip install -e '.[test,mindspore]')")
+    root = tmp_path_factory.mktemp("mindspore-claims")
+    selected = _selected_ids(request.session)
+    pending: "queue.Queue" = queue.Queue()
+    for job in JOBS:
+        if job["source"] is not None and job["id"] in selected:
+            pending.put(dict(job, dir=str(root / job["id"])))
+    found: dict = {}
+    if hasattr(os, "fork"):
+        workers = [threading.Thread(target=_serve, args=(pending, found, root))
+                   for _ in range(min(int(os.environ.get("MSLINT_CLAIM_WORKERS", "2")), pending.qsize()))]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join()
+    else:
+        while not pending.empty():
+            job = pending.get()
+            os.makedirs(job["dir"], exist_ok=True)
+            found[job["id"]] = _run_one(job)
+    return found
+
+
+@pytest.mark.mindspore
+@pytest.mark.parametrize("job", JOBS, ids=[job["id"] for job in JOBS])
+def test_page_claim_holds_on_mindspore(job, results):
+    assert job["source"] is not None, "the claim names a code block the page does not have"
+    result = results.get(job["id"])
+    assert result is not None, "the runner did not run this job"
+    assert result["ok"], f"{job['id']}: claimed {job['outcome']!r}: {result['detail']}"
+
+
+@pytest.mark.mindspore
+def test_the_installed_mindspore_is_the_documented_version(tmp_path):
+    if not HAS_MINDSPORE:
+        pytest.skip("MindSpore is not installed")
+    done = subprocess.run([sys.executable, "-c", "import mindspore; print(mindspore.__version__)"],
+                          capture_output=True, text=True, cwd=str(tmp_path), timeout=300)
+    version = done.stdout.strip().splitlines()[-1]
+    assert version.startswith(claims.MINDSPORE_VERSION + "."), \
+        f"the pages document MindSpore {claims.MINDSPORE_VERSION}, this is {version}"
