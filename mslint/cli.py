@@ -164,6 +164,7 @@ def _explain(code: str) -> int:
     if page is None:
         print(f"{rule.code} {rule.symbol} ({rule.severity})\n\n{rule.summary}\n\nFix: {rule.fix}\n\n{rule.url}")
     else:
+        page = rule_pages.for_reading(page)
         sys.stdout.write(page if page.endswith("\n") else page + "\n")
     return EXIT_CLEAN
 

@@ -52,7 +52,9 @@ def test_explain_prints_the_page(capsys):
     from mslint.cli import main
 
     assert main(["--explain", "MS101"]) == 0
-    assert capsys.readouterr().out == rule_pages.read_page("MS101")
+    out = capsys.readouterr().out
+    assert out == rule_pages.for_reading(rule_pages.read_page("MS101"))
+    assert "## Use instead" in out and "<!--" not in out
 
 
 def test_explain_accepts_a_symbol_and_rejects_unknown_codes(capsys):
