@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import os
+import stat
 import sys
 import tokenize
 from concurrent.futures import ProcessPoolExecutor
@@ -60,7 +61,11 @@ def discover(paths: Sequence[str], config: config_module.Config) -> List[str]:
 
 def read_source(path: str) -> str:
     """The file's text, decoded as Python does (coding cookie, BOM, else UTF-8)."""
-    with open(path, "rb") as handle:
+    # non-blocking open and a regular-file check: a FIFO or device named *.py must not hang the run
+    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    with open(descriptor, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            raise OSError("not a regular file (a FIFO, device or socket?)")
         data = handle.read()
     encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     text = data.decode(encoding)
@@ -101,9 +106,12 @@ def lint_file(path: str, config: config_module.Config) -> List[Finding]:
 
 def _syntax_error(path: str, error: astroid.AstroidSyntaxError) -> Finding:
     cause = getattr(error, "error", None)
+    if not isinstance(cause, SyntaxError):  # CPython's parser itself gave up: MemoryError on very deep nesting
+        reason = f"Python's parser gave up ({type(cause).__name__}): the code is nested too deeply"
+        return Finding(SYNTAX_ERROR, path, 1, 0, None, None, f"cannot parse the file: {reason}")
     line = getattr(cause, "lineno", None) or 1
     column = max((getattr(cause, "offset", None) or 1) - 1, 0)
-    reason = getattr(cause, "msg", None) or str(error)
+    reason = " ".join(str(getattr(cause, "msg", None) or error).split())  # one line, whatever the parser said
     return Finding(SYNTAX_ERROR, path, line, column, None, None, f"cannot parse the file: {reason}")
 
 
