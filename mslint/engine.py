@@ -41,7 +41,8 @@ def internal_error(path: str, rule: Optional[Rule], error: BaseException) -> Fin
         last = frames[-1]
         where = f" at {last.filename.rsplit('/', 1)[-1]}:{last.lineno}"
     what = f"rule {rule.code} ({rule.symbol})" if rule is not None else "the graph-scope analysis"
-    message = (f"internal error in {what}: {type(error).__name__}: {error}{where}; "
+    detail = " ".join(str(error).split())  # one line: exception texts may hold newlines
+    message = (f"internal error in {what}: {type(error).__name__}: {detail}{where}; "
                "the other rules still ran on this file")
     return Finding(INTERNAL_ERROR, path, 1, 0, None, None, message)
 
