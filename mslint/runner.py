@@ -16,6 +16,7 @@ from typing import Iterable, List, Sequence, Tuple
 import astroid
 from astroid.builder import AstroidBuilder
 
+from mslint import budget
 from mslint import config as config_module
 from mslint.context import ModuleContext
 from mslint.engine import check_module, internal_error
@@ -72,6 +73,7 @@ def read_source(path: str) -> str:
     return text[1:] if text.startswith("\ufeff") else text
 
 
+@budget.bounded  # a pathological file becomes MS004 instead of hanging the run (mslint/budget.py)
 def lint_file(path: str, config: config_module.Config) -> List[Finding]:
     """Every finding for one file, sorted, after suppression comments."""
     try:
