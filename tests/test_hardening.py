@@ -520,3 +520,21 @@ def test_the_budget_gives_back_an_outer_timer_and_handler(tmp_path):
 def test_budget_setting(monkeypatch, text, expected):
     monkeypatch.setenv(budget.ENVIRONMENT, text)
     assert budget.seconds() == expected
+
+
+@pytest.mark.skipif(sys.platform in ("darwin", "win32"), reason="the file system must accept non-UTF-8 names")
+@pytest.mark.parametrize("encoding", ["utf-8:strict", "ascii"])
+def test_file_names_that_are_not_utf8_or_not_encodable_do_not_break_any_format(tmp_path, encoding):
+    """A lone surrogate (an undecodable byte of a file name) or a character the output encoding
+    lacks used to end the run with 'internal error: UnicodeEncodeError' and no report."""
+    (tmp_path / "good.py").write_text(GOOD)
+    os.link(tmp_path / "good.py", os.path.join(os.fsencode(tmp_path), b"caf\xe9.py"))
+    os.link(tmp_path / "good.py", tmp_path / "\u00fcn\u00ef.py")
+    for fmt in ("text", "json", "sarif", "github"):
+        status, out, err = run_cli(tmp_path, "--format", fmt, "--jobs", "1", ".",
+                                   env={"PYTHONIOENCODING": encoding})
+        assert (status, err) == (1, ""), fmt
+        if fmt == "json":
+            assert sorted(f["path"] for f in json.loads(out)) == ["caf\udce9.py", "good.py", "\u00fcn\u00ef.py"]
+        if fmt == "sarif":
+            assert len(json.loads(out)["runs"][0]["results"]) == 3
