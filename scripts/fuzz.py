@@ -287,12 +287,14 @@ def run(programs: Iterable[Tuple[str, bytes]], escapes_dir: Optional[str], progr
         config: Optional[Config] = None) -> dict:
     """Lint every program; counts of outcomes and the list of escapes."""
     stats = {"programs": 0, "with_findings": 0, "clean": 0, "ms0xx": 0, "escapes": [], "codes": {}}
+    distinct = set()
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="mslint-fuzz-") as scratch:
         path = os.path.join(scratch, "fuzzed.py")
         config = config or Config(root=scratch)
         for name, data in programs:
             stats["programs"] += 1
+            distinct.add(hash(data))
             with open(path, "wb") as handle:
                 handle.write(data)
             problem = None
@@ -324,6 +326,7 @@ def run(programs: Iterable[Tuple[str, bytes]], escapes_dir: Optional[str], progr
                 print(f"  {stats['programs']} programs, {len(stats['escapes'])} escapes, "
                       f"{time.monotonic() - started:.0f} s", file=sys.stderr, flush=True)
     stats["seconds"] = round(time.monotonic() - started, 1)
+    stats["distinct"] = len(distinct)
     return stats
 
 
@@ -344,7 +347,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     total = sum(r["programs"] for r in report.values())
     escapes = sum(len(r["escapes"]) for r in report.values())
     for kind, stats in report.items():
-        print(f"{kind}: {stats['programs']} programs in {stats['seconds']} s: {stats['with_findings']} with "
+        print(f"{kind}: {stats['programs']} programs ({stats['distinct']} distinct) in {stats['seconds']} s: "
+              f"{stats['with_findings']} with "
               f"findings, {stats['ms0xx']} with an MS0xx finding, {stats['clean']} clean, "
               f"{len(stats['escapes'])} escapes; files per code: {dict(sorted(stats['codes'].items()))}")
         for name, problem in stats["escapes"][:20]:
