@@ -446,7 +446,7 @@ def test_a_recursion_error_in_a_rule_is_ms004(tmp_path, monkeypatch, capsys, pat
 @pytest.mark.skipif(not budget.available(), reason="no SIGALRM: the budget is off on this platform")
 def test_a_rule_that_never_ends_is_stopped_by_the_file_budget(tmp_path, monkeypatch, capsys, patch_rule):
     two_projects(tmp_path, monkeypatch)
-    monkeypatch.setenv(budget.ENVIRONMENT, "0.5")
+    monkeypatch.setenv(budget.ENVIRONMENT, "1.5")  # ample for the rules before MS801 on a tiny file
 
     def endless_rule(context):
         yield from ()
@@ -460,7 +460,7 @@ def test_a_rule_that_never_ends_is_stopped_by_the_file_budget(tmp_path, monkeypa
     for name in ("net0.py", "net1.py"):
         [incomplete] = [f for f in findings if f["path"] == name and f["code"] == "MS004"]
         assert incomplete["message"] == (
-            "analysis incomplete: the per-file time budget (0.5 s, MSLINT_FILE_BUDGET) ran out in rule MS801 "
+            "analysis incomplete: the per-file time budget (1.5 s, MSLINT_FILE_BUDGET) ran out in rule MS801 "
             "(legacy-jit-api); it and the rules after it did not finish; findings may be missing")
         # MS102 ran before MS801: its finding is kept
         assert (name, 7, 16, "MS102") in located(findings)
@@ -480,8 +480,10 @@ def test_a_pathological_file_is_bounded_through_the_cli(tmp_path):
     (tmp_path / "good.py").write_text(GOOD)
     status, findings, err = lint_json(tmp_path, ".", env={budget.ENVIRONMENT: "1"})
     grouped = by_path(findings)
-    [slow] = grouped["slow.py"]
-    assert slow["code"] == "MS004" and "per-file time budget (1 s, MSLINT_FILE_BUDGET) ran out" in slow["message"]
+    [slow] = [f for f in grouped["slow.py"] if f["code"] == "MS004"]
+    assert "per-file time budget (1 s, MSLINT_FILE_BUDGET) ran out" in slow["message"]
+    # how far it got depends on the machine: the rules that finished keep their findings
+    assert {(f["code"], f["line"]) for f in grouped["slow.py"]} <= {("MS004", 1), ("MS102", 6004)}
     assert located(grouped["good.py"]) == [GOOD_FINDING]
 
 
