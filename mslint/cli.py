@@ -5,6 +5,7 @@ Exit status: 0 no findings, 1 findings, 2 usage, configuration or internal error
 from __future__ import annotations
 
 import argparse
+import codecs
 import gc
 import json
 import os
@@ -80,6 +81,7 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 def _main(argv: Optional[List[str]]) -> int:
     args = build_parser().parse_args(argv)
+    _tolerant_stdout()
     if args.list_rules:
         return _list_rules(args.format)
     if args.explain:
@@ -119,6 +121,22 @@ def _main(argv: Optional[List[str]]) -> int:
     if findings and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN
+
+
+def _json_escape(error: UnicodeEncodeError):
+    """Codec error handler: unencodable characters as \\uXXXX (UTF-16 units, as JSON writes them)."""
+    units = error.object[error.start:error.end].encode("utf-16-be", "surrogatepass")
+    escaped = "".join(f"\\u{int.from_bytes(units[i:i + 2], 'big'):04x}" for i in range(0, len(units), 2))
+    return escaped, error.end
+
+
+def _tolerant_stdout() -> None:
+    """A file name that is not valid UTF-8 (a lone surrogate in Python) or a character the terminal's
+    encoding lacks is written as a \\uXXXX escape (valid inside JSON strings, readable in text) instead
+    of failing the whole report with UnicodeEncodeError."""
+    if getattr(sys.stdout, "errors", None) == "strict" and hasattr(sys.stdout, "reconfigure"):
+        codecs.register_error("mslint-json-escape", _json_escape)
+        sys.stdout.reconfigure(errors="mslint-json-escape")
 
 
 def _display(finding):

@@ -176,6 +176,8 @@ def load_file(path: str) -> Optional[Config]:
         raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: invalid TOML: {error}") from None
+    except UnicodeDecodeError as error:  # TOML is UTF-8; tomllib lets the decoder's error through
+        raise ConfigError(f"{path}: invalid TOML: not UTF-8 ({error.reason} at byte {error.start})") from None
     table = document.get("tool", {}).get("mslint") if isinstance(document.get("tool"), dict) else None
     if table is None:
         return None

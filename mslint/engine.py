@@ -4,6 +4,7 @@ from __future__ import annotations
 import traceback
 from typing import Dict, Iterable, List, Optional
 
+from mslint import budget
 from mslint.context import ModuleContext
 from mslint.findings import Finding
 from mslint.rules import ANALYSIS_INCOMPLETE, INTERNAL_ERROR, Rule, registry
@@ -15,6 +16,10 @@ def check_module(context: ModuleContext, enabled: Dict[str, bool], rules: Iterab
     findings: List[Finding] = []
     try:
         context.scope
+    except budget.BudgetExceeded:
+        context.disable_scope()
+        return findings + [_incomplete(path, f"{budget.describe(budget.seconds())} ran out in the graph-scope "
+                                             "analysis; no rule checked the file")]
     except RecursionError:
         context.disable_scope()
         findings.append(_incomplete(path, "graph-scope analysis ran out of recursion depth"))
@@ -25,6 +30,10 @@ def check_module(context: ModuleContext, enabled: Dict[str, bool], rules: Iterab
     for rule in checked:
         try:
             findings.extend(f for f in rule.check(context) if f.rule.code == rule.code)
+        except budget.BudgetExceeded:  # keep what the finished rules found; skip the rest
+            findings.append(_incomplete(path, f"{budget.describe(budget.seconds())} ran out in rule {rule.code} "
+                                              f"({rule.symbol}); it and the rules after it did not finish"))
+            return findings
         except RecursionError:
             findings.append(_incomplete(path, f"rule {rule.code} ({rule.symbol}) ran out of recursion depth"))
         except Exception as error:  # noqa: BLE001 - isolate one rule's bug to one finding
@@ -41,7 +50,8 @@ def internal_error(path: str, rule: Optional[Rule], error: BaseException) -> Fin
         last = frames[-1]
         where = f" at {last.filename.rsplit('/', 1)[-1]}:{last.lineno}"
     what = f"rule {rule.code} ({rule.symbol})" if rule is not None else "the graph-scope analysis"
-    message = (f"internal error in {what}: {type(error).__name__}: {error}{where}; "
+    detail = " ".join(str(error).split())  # one line: exception texts may hold newlines
+    message = (f"internal error in {what}: {type(error).__name__}: {detail}{where}; "
                "the other rules still ran on this file")
     return Finding(INTERNAL_ERROR, path, 1, 0, None, None, message)
 

@@ -23,12 +23,14 @@ import gc
 import io
 import os
 import re
+import stat
 import sys
 import tokenize
 from collections import OrderedDict
 from concurrent.futures import ProcessPoolExecutor
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
+from mslint import budget
 from mslint import config as config_module
 from mslint import resolve
 from mslint.cache import ResultCache
@@ -82,16 +84,24 @@ def decode_source(data: bytes) -> str:
     return text[1:] if text.startswith("\ufeff") else text
 
 
+def read_bytes(path: str) -> bytes:
+    """A regular file's bytes; opened non-blocking, so a FIFO or device named *.py cannot hang
+    the run (it is refused as not a regular file)."""
+    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    with open(descriptor, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            raise OSError("not a regular file (a FIFO, device or socket?)")
+        return handle.read()
+
+
 def read_source(path: str) -> str:
-    with open(path, "rb") as handle:
-        return decode_source(handle.read())
+    return decode_source(read_bytes(path))
 
 
 def _read(path: str) -> Tuple[Optional[bytes], Optional[str], Optional[Finding]]:
     """(bytes, text, None) or (bytes or None, None, the MS0xx finding saying why it cannot be read)."""
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
+        data = read_bytes(path)
     except OSError as error:
         return None, None, Finding(FILE_UNREADABLE, path, 1, 0, None, None,
                                    f"cannot read the file: {error.strerror or error}")
@@ -270,6 +280,13 @@ class _Result:
         self.lookups = dict(log.lookups) if log is not None else {}
 
 
+def _out_of_time(path: str, budget_text: str) -> _Result:
+    return _Result(path, [Finding(ANALYSIS_INCOMPLETE, path, 1, 0, None, None,
+                                  f"analysis incomplete: {budget_text} ran out before the file was parsed; "
+                                  "no rule checked it")])
+
+
+@budget.bounded(_out_of_time)  # a pathological file becomes MS004 instead of hanging the run (mslint/budget.py)
 def _analyse(path: str, source: str, config: config_module.Config) -> _Result:
     """The findings of one readable file, before suppression comments; needs a session."""
     import astroid
@@ -335,9 +352,12 @@ def _check_syntax(source: str, path: str) -> None:
 
 def _syntax_error(path: str, error) -> Finding:
     cause = getattr(error, "error", None)
+    if not isinstance(cause, SyntaxError):  # CPython's parser itself gave up: MemoryError on very deep nesting
+        reason = f"Python's parser gave up ({type(cause).__name__}): the code is nested too deeply"
+        return Finding(SYNTAX_ERROR, path, 1, 0, None, None, f"cannot parse the file: {reason}")
     line = getattr(cause, "lineno", None) or 1
     column = max((getattr(cause, "offset", None) or 1) - 1, 0)
-    reason = getattr(cause, "msg", None) or str(error)
+    reason = " ".join(str(getattr(cause, "msg", None) or error).split())  # one line, whatever the parser said
     return Finding(SYNTAX_ERROR, path, line, column, None, None, f"cannot parse the file: {reason}")
 
 
@@ -407,7 +427,8 @@ def lint_paths(files: Iterable[str], config: config_module.Config, jobs: int = 1
             results = _lint_parallel(pending, config, jobs)
         for result in results:
             findings.extend(unsuppressed(result.findings, sources[result.path], config, result.path))
-            if cache is not None:
+            if cache is not None and not any(f.rule is ANALYSIS_INCOMPLETE for f in result.findings):
+                # an incomplete analysis depends on the machine's speed: analyse it again next time
                 digest, module_name = digests[result.path]
                 cache.store(result.path, digest, module_name, result.findings, result.files_read, result.lookups)
     if cache is not None:

@@ -121,7 +121,7 @@ def _result(finding: Finding, line_text: Optional[str], key: tuple, occurrence: 
 
 def fingerprint(code: str, path: str, normalized_line: str, occurrence: int) -> str:
     text = "\0".join((code, path, normalized_line, str(occurrence)))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]  # a non-UTF-8 file name
 
 
 def _without_title(page: str) -> str:
