@@ -139,16 +139,23 @@ def _guessed_input_arithmetic(ctx: ModuleContext, node, gf: GraphFunction, depth
         return _guessed_input_arithmetic(ctx, node.operand, gf, depth + 1)
     if isinstance(node, (nodes.Tuple, nodes.List)):
         return all(_guessed_input_arithmetic(ctx, element, gf, depth + 1) for element in node.elts)
+    if isinstance(node, nodes.Subscript):  # a constant Python sequence indexed by an input: `self.starts[i]`
+        return ctx.value(node.value, gf).is_const and _guessed_input_arithmetic(ctx, node.slice, gf, depth + 1)
     if not isinstance(node, nodes.Name):
         return False
     bindings = local_bindings(node, gf.node)
-    if len(bindings) != 1 or not isinstance(bindings[0], nodes.AssignName):
+    return bool(bindings) and all(_guessed_binding(ctx, binding, gf, depth) for binding in bindings)
+
+
+def _guessed_binding(ctx: ModuleContext, binding, gf: GraphFunction, depth: int) -> bool:
+    """`n` a root input, `k = <guessed>`, `k += <guessed>`."""
+    if not isinstance(binding, nodes.AssignName):
         return False
-    binding = bindings[0]
     if isinstance(binding.parent, nodes.Arguments):
         return gf.is_root and _unannotated_parameter(binding.parent, binding.name)
     assign = binding.parent
-    if isinstance(assign, nodes.Assign) and assign.targets == [binding]:
+    if isinstance(assign, nodes.Assign) and assign.targets == [binding] or \
+            isinstance(assign, nodes.AugAssign) and assign.target is binding:
         return _guessed_input_arithmetic(ctx, assign.value, gf, depth + 1)
     return False
 

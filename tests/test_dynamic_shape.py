@@ -405,6 +405,36 @@ class Decoder(nn.Cell):
     assert only(project.lint("pkg/cache.py", select=["MS403"]), "MS403") == []
 
 
+def test_bounds_built_from_an_input_index_into_constant_sequences_are_quiet(project):
+    # reduced from two real patterns: a jit-compiled optimizer step that looks up where a parameter
+    # group starts in a list built in __init__, and a micro-batch splitter that builds the begin
+    # tuple of a strided slice step by step from the micro-batch index its parent loops over
+    findings = lint(project, """
+class Splitter(nn.Cell):
+    def __init__(self, parts):
+        super().__init__()
+        self.parts = parts
+        self.starts = [0, 4, 9]
+        self.cut = ops.StridedSlice()
+
+    @ms.jit
+    def group(self, grads, index):
+        first = self.starts[index]
+        last = self.starts[index + 1]
+        return grads[first:last]
+
+    def construct(self, index, x):
+        rows = x.shape[0] // self.parts
+        begin = (rows * index,)
+        end = (rows * (index + 1),)
+        for _ in range(x.ndim - 1):
+            begin += (0,)
+        end += x.shape[1:]
+        return self.cut(x, begin, end, (1,) * x.ndim)
+""", "MS403")
+    assert findings == []
+
+
 @pytest.mark.parametrize("signature, bound", [
     ("x, n: Tensor", "n"),              # annotated as a tensor: evidence
     ("x, n", "n.sum()"),                # a tensor op on the input
