@@ -29,8 +29,7 @@ def lint(project, body: str, *codes: str):
     return [f for code in codes for f in only(found, code)]
 
 
-def test_dataclass_after_an_early_return_on_a_false_default_is_not_compiled(project):
-    findings = lint(project, """
+CODER = """
 class Coder(nn.Cell):
     def encode(self, x, return_dict=False):
         h = x * 2
@@ -39,23 +38,17 @@ class Coder(nn.Cell):
         return Result(value=h)
 
     def construct(self, x):
-        return self.encode(x)[0]
-""", "MS201", "MS203")
+        return {call}
+"""
+
+
+def test_dataclass_after_an_early_return_on_a_false_default_is_not_compiled(project):
+    findings = lint(project, CODER.format(call="self.encode(x)[0]"), "MS201", "MS203")
     assert findings == []
 
 
 def test_dataclass_is_reported_when_a_caller_passes_true(project):
-    findings = lint(project, """
-class Coder(nn.Cell):
-    def encode(self, x, return_dict=False):
-        h = x * 2
-        if not return_dict:
-            return (h,)
-        return Result(value=h)
-
-    def construct(self, x):
-        return self.encode(x, True).value
-""", "MS201")
+    findings = lint(project, CODER.format(call="self.encode(x, True).value"), "MS201")
     assert [(f.code, f.line) for f in findings] == [("MS201", 18)]
 
 
