@@ -139,8 +139,8 @@ def _guessed_input_arithmetic(ctx: ModuleContext, node, gf: GraphFunction, depth
         return _guessed_input_arithmetic(ctx, node.operand, gf, depth + 1)
     if isinstance(node, (nodes.Tuple, nodes.List)):
         return all(_guessed_input_arithmetic(ctx, element, gf, depth + 1) for element in node.elts)
-    if isinstance(node, nodes.Subscript):  # a constant Python sequence indexed by an input: `self.starts[i]`
-        return ctx.value(node.value, gf).is_const and _guessed_input_arithmetic(ctx, node.slice, gf, depth + 1)
+    if isinstance(node, nodes.Subscript):  # a sequence not known to be a tensor indexed by an input: `self.starts[i]`
+        return not ctx.value(node.value, gf).is_var and _guessed_input_arithmetic(ctx, node.slice, gf, depth + 1)
     if not isinstance(node, nodes.Name):
         return False
     bindings = local_bindings(node, gf.node)
