@@ -21,7 +21,7 @@ from mslint.context import ModuleContext
 from mslint.findings import Finding
 from mslint.lattice import Value
 from mslint.rules import Rule, implements
-from mslint.scope import GraphFunction, iter_body_nodes
+from mslint.scope import GraphFunction, iter_body_nodes, local_bindings
 
 DYNAMIC_SHAPE_OP = Rule(
     "MS401", "dynamic-shape-op", "warning",
@@ -113,6 +113,64 @@ def _tensor_like(value: Value) -> bool:
     if value.tags & _NOT_TENSOR or value.elements is not None:
         return False
     return value.has("tensor") or value.is_var
+
+
+def _computed_from_tensor(ctx: ModuleContext, node, gf: GraphFunction) -> bool:
+    """A VAR size/bound that is known to come from a tensor, not only from a root's un-annotated input.
+
+    A root's parameters are guessed to be tensors, but a cell is usually a sub-cell: its parent
+    (often in another module) may pass a Python int such as `bs` from `x.shape`, and MindSpore
+    folds an int argument as a compile-time constant.  Integer arithmetic on such inputs
+    (`n`, `self.max_len // n`, `(0, 0, n - 1)`) is therefore no evidence of a dynamic shape; a
+    tensor op (`x.sum()`, `ops.argmax(x)`), an input annotated as Tensor, or a value passed in
+    by a graph caller is."""
+    return ctx.value(node, gf).is_var and not _guessed_input_arithmetic(ctx, node, gf, 0)
+
+
+def _guessed_input_arithmetic(ctx: ModuleContext, node, gf: GraphFunction, depth: int) -> bool:
+    """Constants, un-annotated root inputs, and +-*/ // % on them (through single local assignments)."""
+    if ctx.value(node, gf).is_const:
+        return True
+    if depth > 8:
+        return False
+    if isinstance(node, nodes.BinOp):
+        return all(_guessed_input_arithmetic(ctx, side, gf, depth + 1) for side in (node.left, node.right))
+    if isinstance(node, nodes.UnaryOp) and node.op in ("-", "+"):
+        return _guessed_input_arithmetic(ctx, node.operand, gf, depth + 1)
+    if isinstance(node, (nodes.Tuple, nodes.List)):
+        return all(_guessed_input_arithmetic(ctx, element, gf, depth + 1) for element in node.elts)
+    if isinstance(node, nodes.Subscript):  # a sequence not known to be a tensor indexed by an input: `self.starts[i]`
+        return not ctx.value(node.value, gf).is_var and _guessed_input_arithmetic(ctx, node.slice, gf, depth + 1)
+    if not isinstance(node, nodes.Name):
+        return False
+    bindings = local_bindings(node, gf.node)
+    return bool(bindings) and all(_guessed_binding(ctx, binding, gf, depth) for binding in bindings)
+
+
+def _guessed_binding(ctx: ModuleContext, binding, gf: GraphFunction, depth: int) -> bool:
+    """`n` a root input, `k = <guessed>`, `k += <guessed>`."""
+    if not isinstance(binding, nodes.AssignName):
+        return False
+    if isinstance(binding.parent, nodes.Arguments):
+        return gf.is_root and _unannotated_parameter(binding.parent, binding.name)
+    assign = binding.parent
+    if isinstance(assign, nodes.Assign) and assign.targets == [binding] or \
+            isinstance(assign, nodes.AugAssign) and assign.target is binding:
+        return _guessed_input_arithmetic(ctx, assign.value, gf, depth + 1)
+    return False
+
+
+def _unannotated_parameter(arguments: nodes.Arguments, name: str) -> bool:
+    positional = list(arguments.posonlyargs or []) + list(arguments.args or [])
+    annotations = list(arguments.posonlyargs_annotations or []) + list(arguments.annotations or [])
+    for index, arg in enumerate(positional):
+        if arg.name == name:
+            return index >= len(annotations) or annotations[index] is None
+    for index, arg in enumerate(arguments.kwonlyargs or []):
+        if arg.name == name:
+            annotations = arguments.kwonlyargs_annotations or []
+            return index >= len(annotations) or annotations[index] is None
+    return False  # *args / **kwargs
 
 
 def _is_mindspore_primitive(value: Value, names) -> Optional[str]:
@@ -222,7 +280,7 @@ def _call_detections(ctx: ModuleContext, op: _Call, gf: GraphFunction) -> Iterat
         )
     elif op.name in ("topk", "TopK"):
         k = op.argument("k", 1)
-        if k is not None and ctx.value(k, gf).is_var:
+        if k is not None and _computed_from_tensor(ctx, k, gf):
             yield Detection(
                 TOPK_VARIABLE_K, call,
                 f"topk with k = '{_spelled(k)}', which is computed from a tensor and not a compile-time constant: "
@@ -231,7 +289,7 @@ def _call_detections(ctx: ModuleContext, op: _Call, gf: GraphFunction) -> Iterat
             )
     elif op.name in _SLICE_OPS and op.namespace in ("ops", "primitive"):
         bounds = [op.argument(name, position) for name, position in _SLICE_OPS[op.name]]
-        variable = [b for b in bounds if b is not None and ctx.value(b, gf).is_var]
+        variable = [b for b in bounds if b is not None and _computed_from_tensor(ctx, b, gf)]
         if variable:
             yield Detection(
                 VARIABLE_SLICE_BOUND, call,
@@ -314,7 +372,7 @@ def _subscript_detections(ctx: ModuleContext, subscript: nodes.Subscript, gf: Gr
     for part in parts:
         if isinstance(part, nodes.Slice):
             bounds = [b for b in (part.lower, part.upper, part.step) if b is not None]
-            variable = [b for b in bounds if ctx.value(b, gf).is_var]
+            variable = [b for b in bounds if _computed_from_tensor(ctx, b, gf)]
             if variable:
                 yield Detection(
                     VARIABLE_SLICE_BOUND, subscript,

@@ -191,13 +191,27 @@ def _arithmetic(value, function) -> bool:
     return False
 
 
+def _opaque_callee(ctx: ModuleContext, value, gf) -> bool:
+    """`self.backward(*args)` where `backward` is a function stored on self (not a method, a Cell or a
+    primitive): what it returns is unknown, possibly a tuple already."""
+    if not isinstance(value, nodes.Call) or not isinstance(value.func, nodes.Attribute):
+        return False
+    func = value.func
+    if not (isinstance(func.expr, nodes.Name) and func.expr.name == "self") or gf.self_class is None:
+        return False
+    if ctx.classes.lookup_method(gf.self_class, func.attrname) is not None:
+        return False
+    held = ctx.value(func, gf)
+    return not (held.has("cell") or held.has("primitive"))
+
+
 @implements(BPROP_NON_TUPLE)
 def check_bprop_returns_tuple(ctx: ModuleContext) -> Iterator[Finding]:
     for ret, gf in ctx.graph_nodes(nodes.Return):
         if gf.kind != "bprop" or inst.frame_of(ret) is not gf.node or ret.value is None:
             continue
         value = ret.value
-        if isinstance(value, (nodes.Tuple, nodes.List)):
+        if isinstance(value, (nodes.Tuple, nodes.List)) or _opaque_callee(ctx, value, gf):
             continue
         lattice_value = ctx.value(value, gf)
         if not (lattice_value.is_var and lattice_value.elements is None

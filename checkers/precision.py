@@ -151,13 +151,33 @@ def check_double_mixed_precision(ctx: ModuleContext) -> Iterator[Finding]:
         conversions = sorted((e for e in instance.events if e.kind == "amp" and _converting(e)),
                              key=lambda e: e.position)
         for earlier, later in zip(conversions, conversions[1:]):
-            if later.node.root() is ctx.module and later.scope is earlier.scope:
+            if later.node.root() is ctx.module and later.scope is earlier.scope and \
+                    not _exclusive_branches(earlier.node, later.node):
                 yield ctx.finding(
                     DOUBLE_MIXED_PRECISION, later.node,
                     f"'{_call_text(later.node)}' converts a network '{_call_text(earlier.node)}' (line "
                     f"{earlier.node.lineno}) already converted; MindSpore logs \"repeated calls to mixed-precision "
                     "interfaces can cause performance degradation\" and the later level wins",
                 )
+
+
+def _exclusive_branches(first, second) -> bool:
+    """Whether the two nodes sit in different arms of one `if` (or one `try`'s handlers): never both run."""
+    child = first
+    for ancestor in first.node_ancestors():
+        if isinstance(ancestor, (nodes.If, nodes.IfExp)):
+            arms = [ancestor.body, ancestor.orelse]
+            arms = [[arm] if isinstance(arm, nodes.NodeNG) else list(arm) for arm in arms]
+            mine = [i for i, arm in enumerate(arms) if child in arm]
+            other = [i for i, arm in enumerate(arms) if any(_within(second, node) for node in arm)]
+            if mine and other and mine[0] != other[0]:
+                return True
+        child = ancestor
+    return False
+
+
+def _within(node, root) -> bool:
+    return node is root or any(a is root for a in node.node_ancestors())
 
 
 # -- MS603 ----------------------------------------------------------------------------------------

@@ -60,7 +60,9 @@ class ModuleContext:
             seen = set()
             ordered = []
             for gf in self.graph_functions():
-                for node in iter_body_nodes(gf.node, nested_defs=parsed):
+                # the parser sees every statement; the compiler skips branches a constant rules out
+                dead = gf.values.dead if gf.values is not None and not parsed else ()
+                for node in iter_body_nodes(gf.node, nested_defs=parsed, skip=dead):
                     if node not in seen:
                         seen.add(node)
                         ordered.append((node, gf))
@@ -112,6 +114,9 @@ class ModuleContext:
                             from_init[name] = value
                         else:
                             from_others[name] = lattice.join(from_others[name], value) if name in from_others else value
+            # an attribute another method reassigns (`enable_cache()`) has no known truth value
+            from_init = {name: lattice.without_truth(value) if name in from_others else value
+                         for name, value in from_init.items()}
             self._facts[cls] = lattice.ClassFacts({**from_others, **from_init})
         return self._facts[cls]
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Tuple
+from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from astroid import nodes
 
@@ -51,6 +51,31 @@ class Value:
 
 
 CONST = Value(Kind.CONST)
+
+
+def literal(node: nodes.Const) -> Value:
+    """A literal's value; bools, numbers and None carry their truth ("truthy"/"falsy")."""
+    tags = {"str"} if isinstance(node.value, str) else set()
+    if node.value is None:
+        tags.add("none")
+    if node.value is None or isinstance(node.value, (bool, int, float)):
+        tags.add("truthy" if node.value else "falsy")
+    return Value(Kind.CONST, frozenset(tags))
+
+
+def without_truth(value: Value) -> Value:
+    return Value(value.kind, value.tags - {"truthy", "falsy"}, value.cls, value.elements, value.node)
+
+
+def truth_value(value: Value) -> Optional[bool]:
+    """True/False for a compile-time constant whose truth is known (a literal, an unpassed default)."""
+    if not value.is_const:
+        return None
+    if value.has("truthy") and not value.has("falsy"):
+        return True
+    if value.has("falsy") and not value.has("truthy"):
+        return False
+    return None
 UNKNOWN = Value(Kind.UNKNOWN)
 VAR_TENSOR = Value(Kind.VAR, frozenset({"tensor"}))
 BOOL_TENSOR = Value(Kind.VAR, frozenset({"tensor", "bool"}))
@@ -142,6 +167,9 @@ class FunctionValues:
         self.self_class = self_class
         self.self_facts: Optional[ClassFacts] = None
         self.returns: List[Value] = []
+        # statements MindSpore does not compile: the untaken side of an `if` on a known constant
+        # (`if not return_dict:` with return_dict=False) and what follows a branch that returned
+        self.dead: Set[nodes.NodeNG] = set()
 
     def value(self, node) -> Value:
         found = self.values.get(node)
@@ -182,11 +210,15 @@ class Interpreter:
             return UNKNOWN
 
     # -- statements --------------------------------------------------------------------
-    def _block(self, body, state: FunctionValues) -> None:
-        for statement in body:
-            self._statement(statement, state)
+    def _block(self, body, state: FunctionValues) -> bool:
+        """Run the statements; True if the block always leaves (return/raise), the rest then being dead."""
+        for index, statement in enumerate(body):
+            if self._statement(statement, state):
+                state.dead.update(body[index + 1:])
+                return True
+        return False
 
-    def _statement(self, node, state: FunctionValues) -> None:
+    def _statement(self, node, state: FunctionValues) -> bool:
         if isinstance(node, nodes.Assign):
             value = self._eval(node.value, state)
             for target in node.targets:
@@ -199,8 +231,13 @@ class Interpreter:
             if node.value is not None:
                 self._assign(node.target, self._eval(node.value, state), state)
         elif isinstance(node, nodes.If):
-            self._eval(node.test, state)
-            self._branches(state, node.body, node.orelse)
+            truth = truth_value(self._eval(node.test, state))
+            if truth is None:
+                self._branches(state, node.body, node.orelse)
+            else:  # a compile-time constant condition: MindSpore compiles only the branch taken
+                taken, skipped = (node.body, node.orelse) if truth else (node.orelse, node.body)
+                state.dead.update(skipped)
+                return self._block(taken, state)
         elif isinstance(node, (nodes.For, nodes.AsyncFor)):
             element = self._iteration_value(self._eval(node.iter, state))
             before = dict(state.env)
@@ -235,9 +272,11 @@ class Interpreter:
             self._eval(node.value, state)
         elif isinstance(node, nodes.Return):
             state.returns.append(self._eval(node.value, state) if node.value is not None else CONST)
+            return True
         elif isinstance(node, (nodes.Raise, nodes.Assert)):
             for child in node.get_children():
                 self._eval(child, state)
+            return isinstance(node, nodes.Raise)
         elif hasattr(nodes, "Match") and isinstance(node, nodes.Match):
             self._eval(node.subject, state)
             for case in node.cases:
@@ -246,6 +285,7 @@ class Interpreter:
             for target in node.targets:
                 if isinstance(target, nodes.Name):
                     state.env.pop(target.name, None)
+        return False
 
     def _branches(self, state: FunctionValues, *bodies) -> None:
         start = state.env
@@ -288,9 +328,7 @@ class Interpreter:
 
     def _compute(self, node, state: FunctionValues) -> Value:
         if isinstance(node, nodes.Const):
-            if node.value is None:
-                return Value(Kind.CONST, frozenset({"none"}))
-            return Value(Kind.CONST, frozenset({"str"}) if isinstance(node.value, str) else frozenset())
+            return literal(node)
         if isinstance(node, nodes.Name):
             return self._name(node, state)
         if isinstance(node, nodes.Attribute):
@@ -316,6 +354,9 @@ class Interpreter:
         if isinstance(node, nodes.UnaryOp):
             operand = self._eval(node.operand, state)
             if node.op == "not":
+                truth = truth_value(operand)
+                if truth is not None:
+                    return Value(Kind.CONST, frozenset({"falsy" if truth else "truthy"}))
                 return Value(operand.kind, frozenset({"bool"}) if operand.is_var else frozenset())
             return Value(operand.kind, operand.tags, None, None)
         if isinstance(node, (nodes.Tuple, nodes.List)):
@@ -649,15 +690,18 @@ def with_unpassed_defaults(target, params: Dict[str, Value], resolver: resolve.R
     with_default = positional[len(positional) - len(args.defaults or []):]
     keyword_defaults = [a.name for a, d in zip(args.kwonlyargs or [], args.kw_defaults or []) if d is not None]
     for name in with_default + keyword_defaults:
-        params.setdefault(name, Value(Kind.CONST, frozenset({"none"})) if _is_none_default(target, name) else CONST)
+        params.setdefault(name, _default_value(target, name))
     for name, value in root_params(target, resolver).items():
         params.setdefault(name, value)
     return params
 
 
-def _is_none_default(function, name: str) -> bool:
-    default = function.args.default_value(name) if hasattr(function.args, "default_value") else None
-    return isinstance(default, nodes.Const) and default.value is None
+def _default_value(function, name: str) -> Value:
+    try:
+        default = function.args.default_value(name)
+    except Exception:  # astroid: no default for this name
+        return CONST
+    return literal(default) if isinstance(default, nodes.Const) else CONST
 
 
 def _join_envs(*envs: Dict[str, Value]) -> Dict[str, Value]:
@@ -709,9 +753,9 @@ def _param_value(default, annotation, resolver: resolve.Resolver) -> Value:
     if annotation is not None:
         qualname = resolver.qualname(annotation)
         if qualname in _SCALAR_ANNOTATIONS:
-            return CONST
+            return literal(default) if isinstance(default, nodes.Const) else CONST
         if qualname in msn.TENSOR_CLASSES or qualname in msn.PARAMETER_CLASSES:
             return VAR_TENSOR
     if isinstance(default, nodes.Const) and default.value is not None:
-        return CONST  # `training=False`, `k=3`: passed as Python scalars
+        return literal(default)  # `training=False`, `k=3`: Python scalars; analysed as called without them
     return VAR_TENSOR

@@ -312,7 +312,7 @@ class GraphScope:
 
     def _callees(self, gf: GraphFunction) -> Iterator[tuple]:
         """(call, target function, self class, whether the first parameter is bound) per resolvable call."""
-        for call in _calls_in(gf.node):
+        for call in _calls_in(gf.node, gf.values.dead if gf.values is not None else ()):
             for found in self._resolve_call(call, gf):
                 target = found[1]
                 if isinstance(target, nodes.FunctionDef) and (
@@ -419,9 +419,10 @@ def _is_super_call(node) -> bool:
     return isinstance(node, nodes.Call) and isinstance(node.func, nodes.Name) and node.func.name == "super"
 
 
-def _calls_in(function) -> Iterator[nodes.Call]:
-    """Calls in a function body (lambdas included; nested defs are analysed when called)."""
-    for node in iter_body_nodes(function):
+def _calls_in(function, dead=()) -> Iterator[nodes.Call]:
+    """Calls in a function body (lambdas included; nested defs are analysed when called), except in
+    statements the compiler skips (`dead`: the untaken side of an `if` on a constant)."""
+    for node in iter_body_nodes(function, skip=dead):
         if isinstance(node, nodes.Call):
             yield node
 
@@ -438,7 +439,7 @@ def local_bindings(node, function) -> List[nodes.NodeNG]:
     return list(assigns) if scope is function else []
 
 
-def iter_body_nodes(function, nested_defs: bool = False) -> Iterator[nodes.NodeNG]:
+def iter_body_nodes(function, nested_defs: bool = False, skip=()) -> Iterator[nodes.NodeNG]:
     """Every node of a function body, lambdas included, in source order.
 
     A nested `def` is yielded itself but (unless `nested_defs`) not its body: MindSpore
@@ -450,7 +451,7 @@ def iter_body_nodes(function, nested_defs: bool = False) -> Iterator[nodes.NodeN
     stack = list(reversed(roots))
     while stack:
         node = stack.pop()
-        if isinstance(node, nodes.ClassDef):
+        if isinstance(node, nodes.ClassDef) or node in skip:
             continue
         yield node
         if isinstance(node, (nodes.FunctionDef, nodes.AsyncFunctionDef)) and not nested_defs:

@@ -240,13 +240,33 @@ def positives(x):
 
 # -- MS402 topk-variable-k -----------------------------------------------------------------------------------
 
+def test_topk_with_k_from_an_input_annotated_as_tensor_is_flagged(project):
+    findings = lint(project, """
+class Net(nn.Cell):
+    def construct(self, x, n: ms.Tensor):
+        values, _ = ops.topk(x, n)
+        return values
+""", "MS402")
+    assert lines(findings) == [7] and "k = 'n'" in findings[0].message
+
+
+def test_topk_with_k_an_unannotated_input_is_quiet(project):
+    # the cell may be a sub-cell whose parent passes a Python int: a compile-time constant
+    findings = lint(project, """
+class Net(nn.Cell):
+    def construct(self, x, n):
+        values, _ = ops.topk(x, n - 1)
+        return values
+""", "MS402")
+    assert findings == []
+
 @pytest.mark.parametrize("k", [
     "(x > 0).sum()",
     "(x > 0).sum().item()",
     "int((x > 0).sum())",
     "ops.maximum((x > 0).sum() * 0.7, 1).astype(ms.int32)",
     "ms.mutable(2)",
-    "n",
+    "n.sum()",
 ])
 def test_topk_with_a_tensor_derived_k_is_flagged(project, k):
     findings = lint(project, f"""
@@ -349,6 +369,111 @@ class Net(nn.Cell):
 """, "MS403")
     assert lines(findings) == [8]
     assert "dynamic output shape" in findings[0].message
+
+
+def test_slice_bound_from_an_input_a_parent_module_passes_as_int_is_quiet(project):
+    # reduced from a real pattern: a cache cell slices a precomputed range to `capacity // batch`,
+    # where its parent cell (in another module) passes `batch` from `ops.Shape()(ids)`, a Python int
+    project.write("pkg/__init__.py", "")
+    project.write("pkg/cache.py", HEADER + """
+class RangeWindow(nn.Cell):
+    def __init__(self, capacity):
+        super().__init__()
+        self.capacity = capacity
+        self.positions = ops.arange(0, capacity).reshape(1, 1, -1)
+        self.cut = ops.StridedSlice()
+
+    def construct(self, batch, lengths=None):
+        window = self.capacity // batch
+        steps = self.cut(self.positions, (0, 0, 0), (1, 1, window), (1, 1, 1))
+        return steps[:, :, :batch + 1], ops.slice(self.positions, (0, 0, 0), (1, 1, -batch))
+""")
+    project.write("pkg/model.py", HEADER + """
+from pkg.cache import RangeWindow
+
+
+class Decoder(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.window = RangeWindow(64)
+        self.shape = ops.Shape()
+
+    def construct(self, ids):
+        batch, _ = self.shape(ids)
+        return self.window(batch)
+""")
+    assert only(project.lint("pkg/cache.py", select=["MS403"]), "MS403") == []
+
+
+def test_bounds_built_from_an_input_index_into_constant_sequences_are_quiet(project):
+    # reduced from two real patterns: a jit-compiled optimizer step that looks up where a parameter
+    # group starts in a list built in __init__, and a micro-batch splitter that builds the begin
+    # tuple of a strided slice step by step from the micro-batch index its parent loops over
+    findings = lint(project, """
+class Splitter(nn.Cell):
+    def __init__(self, parts):
+        super().__init__()
+        self.parts = parts
+        self.starts = [0, 4, 9]
+        self.cut = ops.StridedSlice()
+
+    @ms.jit
+    def group(self, grads, index):
+        first = self.starts[index]
+        last = self.starts[index + 1]
+        return grads[first:last]
+
+    def construct(self, index, x):
+        rows = x.shape[0] // self.parts
+        begin = (rows * index,)
+        end = (rows * (index + 1),)
+        for _ in range(x.ndim - 1):
+            begin += (0,)
+        end += x.shape[1:]
+        return self.cut(x, begin, end, (1,) * x.ndim)
+""", "MS403")
+    assert findings == []
+
+
+def test_bound_from_an_inherited_sequence_indexed_by_an_input_is_quiet(project):
+    # the list of group starts is built by a MindSpore base class the analysis does not read
+    findings = lint(project, """
+from mindspore.experimental.optim import Optimizer
+
+
+class Stepper(Optimizer):
+    @ms.jit
+    def step_group(self, grads, group):
+        return grads[self.group_start_id[group]:self.group_start_id[group + 1]]
+""", "MS403")
+    assert findings == []
+
+
+@pytest.mark.parametrize("signature, bound", [
+    ("x, n: Tensor", "n"),              # annotated as a tensor: evidence
+    ("x, n", "n.sum()"),                # a tensor op on the input
+    ("x, n", "ops.argmax(x) + 1"),      # computed by an op
+])
+def test_slice_bound_with_evidence_of_a_tensor_is_flagged(project, signature, bound):
+    findings = lint(project, f"""
+class Net(nn.Cell):
+    def construct(self, {signature}):
+        k = {bound}
+        return x[:k]
+""", "MS403")
+    assert lines(findings) == [8] and "a tensor value" in findings[0].message
+
+
+def test_slice_bound_passed_by_a_graph_caller_as_a_tensor_is_flagged(project):
+    findings = lint(project, """
+class Net(nn.Cell):
+    def construct(self, x):
+        return self.head(x, (x > 0).sum())
+
+    def head(self, x, n):
+        return x[:n]
+""", "MS403")
+    assert lines(findings) == [10]
 
 
 @pytest.mark.parametrize("statement", [

@@ -183,6 +183,34 @@ m3 = Model(n3, amp_level="O2")
     assert "repeated calls to mixed-precision interfaces" in findings[1].message
 
 
+def test_conversions_in_exclusive_branches_are_not_repeated(project):
+    # reduced from a real helper: one branch converts the network one way, the other branch's
+    # last arm another way; only one of them ever runs
+    src = """
+from mindspore import amp
+
+
+def prepare(network, level, rewrite, half):
+    if rewrite:
+        network = amp.auto_mixed_precision(network, level)
+    else:
+        if half:
+            network.to_float(ms.float16)
+        else:
+            network = amp.auto_mixed_precision(network, level)
+    return network
+
+
+def twice(network):
+    network = amp.auto_mixed_precision(network, "O1")
+    if network is not None:
+        network = amp.auto_mixed_precision(network, "O2")
+    return network
+"""
+    findings = _lint(project, src, "MS602")
+    assert [f.line for f in findings] == [_line(src, '(network, "O2")')]
+
+
 # -- MS603 --------------------------------------------------------------------------------------
 def test_loss_cast_to_float16(project):
     src = """
