@@ -53,7 +53,9 @@ def _maybe_pynative(ctx: ModuleContext) -> bool:
         return False
     if ctx.config.graph_mode == "never":
         return True
-    return context_modes(ctx.module, ctx.resolver) != {GRAPH}
+    if "ms5.modes" not in ctx.memo:
+        ctx.memo["ms5.modes"] = context_modes(ctx.module, ctx.resolver)
+    return ctx.memo["ms5.modes"] != {GRAPH}
 
 
 def _sets_grad_by_wrapper(ctx: ModuleContext, instance: inst.Instance) -> bool:

@@ -149,6 +149,8 @@ def check_legacy_jit_api(ctx: ModuleContext) -> Iterator[Finding]:
     if not (legacy or deprecated):
         return
     for node in ctx.module.nodes_of_class((nodes.Import, nodes.ImportFrom, nodes.Attribute)):
+        if isinstance(node, nodes.Attribute) and node.attrname not in _LEGACY_NAMES:
+            continue  # the cheap test first: most attributes of a module are not ms_function / ms_class
         if _guarded(node, _ATTRIBUTE_ERRORS if isinstance(node, nodes.Attribute) else _IMPORT_ERRORS):
             continue
         if isinstance(node, nodes.ImportFrom):

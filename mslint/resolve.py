@@ -142,6 +142,7 @@ class Resolver:
     """Names to qualified names, and qualified names to project definitions."""
 
     def __init__(self):
+        self._qualnames: Dict[nodes.NodeNG, Optional[str]] = {}
         self._modules: Dict[str, nodes.Module] = {}  # absolute path -> the module object to use
         self._factory_classes: Dict[nodes.Call, Optional[nodes.ClassDef]] = {}
 
@@ -162,14 +163,19 @@ class Resolver:
     # -- names -----------------------------------------------------------------------
     def qualname(self, node, _depth: int = 0) -> Optional[str]:
         """'numpy.where' for `np.where` after `import numpy as np`; None if unknown."""
-        if _depth > _MAX_ALIAS_DEPTH:
+        if _depth > _MAX_ALIAS_DEPTH or not isinstance(node, (nodes.Name, nodes.Attribute)):
             return None
+        if _depth == 0:  # every rule asks about the same few thousand names: answer each once
+            if node not in self._qualnames:
+                self._qualnames[node] = self._qualname(node, 0)
+            return self._qualnames[node]
+        return self._qualname(node, _depth)
+
+    def _qualname(self, node, depth: int) -> Optional[str]:
         if isinstance(node, nodes.Name):
-            return self._name_qualname(node, node.name, _depth)
-        if isinstance(node, nodes.Attribute):
-            base = self.qualname(node.expr, _depth + 1)
-            return f"{base}.{node.attrname}" if base else None
-        return None
+            return self._name_qualname(node, node.name, depth)
+        base = self.qualname(node.expr, depth + 1)
+        return f"{base}.{node.attrname}" if base else None
 
     def _name_qualname(self, node, name: str, depth: int) -> Optional[str]:
         try:
