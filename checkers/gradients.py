@@ -54,7 +54,7 @@ def _maybe_pynative(ctx: ModuleContext) -> bool:
     if ctx.config.graph_mode == "never":
         return True
     if "ms5.modes" not in ctx.memo:
-        ctx.memo["ms5.modes"] = context_modes(ctx.module, ctx.resolver)
+        ctx.memo["ms5.modes"] = context_modes(ctx.module, ctx.resolver, ctx.module_nodes(nodes.Call))
     return ctx.memo["ms5.modes"] != {GRAPH}
 
 
@@ -149,7 +149,7 @@ def _positional(function: nodes.FunctionDef) -> List[str]:
 
 @implements(BPROP_SIGNATURE)
 def check_bprop_signature(ctx: ModuleContext) -> Iterator[Finding]:
-    for cls in ctx.module.nodes_of_class(nodes.ClassDef):
+    for cls in ctx.module_nodes(nodes.ClassDef):
         bprop = next((m for m in cls.mymethods() if m.name == "bprop"), None)
         if bprop is None or not ctx.classes.is_cell(cls):
             continue

@@ -148,7 +148,7 @@ def check_legacy_jit_api(ctx: ModuleContext) -> Iterator[Finding]:
     deprecated = ctx.config.target_at_least(COMMON_API_DEPRECATED_IN)
     if not (legacy or deprecated):
         return
-    for node in ctx.module.nodes_of_class((nodes.Import, nodes.ImportFrom, nodes.Attribute)):
+    for node in ctx.module_nodes(nodes.Import, nodes.ImportFrom, nodes.Attribute):
         if isinstance(node, nodes.Attribute) and node.attrname not in _LEGACY_NAMES:
             continue  # the cheap test first: most attributes of a module are not ms_function / ms_class
         if _guarded(node, _ATTRIBUTE_ERRORS if isinstance(node, nodes.Attribute) else _IMPORT_ERRORS):
@@ -218,7 +218,7 @@ def check_classmethod_in_graph(ctx: ModuleContext) -> Iterator[Finding]:
 # -- MS803 / MS804 -----------------------------------------------------------------------
 @implements(JIT_CLASS_ON_CELL)
 def check_jit_class_on_cell(ctx: ModuleContext) -> Iterator[Finding]:
-    for cls in ctx.module.nodes_of_class(nodes.ClassDef):
+    for cls in ctx.module_nodes(nodes.ClassDef):
         for decorator in ctx.classes.decorators(cls):
             qualname = ctx.classes.decorator_qualname(decorator)
             if qualname in msn.JIT_CLASS_DECORATORS and ctx.classes.is_cell(cls):
@@ -248,7 +248,7 @@ def _header(finding: Finding, node) -> Finding:
 
 @implements(CONSTRUCT_NOT_COMPILED)
 def check_construct_not_compiled(ctx: ModuleContext) -> Iterator[Finding]:
-    for cls in ctx.module.nodes_of_class(nodes.ClassDef):
+    for cls in ctx.module_nodes(nodes.ClassDef):
         own_call = next((m for m in cls.mymethods() if m.name == "__call__"), None)
         if own_call is None or not ctx.classes.is_cell(cls) or not ctx.classes.overrides_call_without_super(cls):
             continue

@@ -120,7 +120,7 @@ def _nn_layer_calls(ctx: ModuleContext) -> List[Tuple[nodes.Call, str]]:
     cached = ctx.memo.get("ms7.nn_calls")
     if cached is None:
         cached = []
-        for call in ctx.module.nodes_of_class(nodes.Call):
+        for call in ctx.module_nodes(nodes.Call):
             qualname = ctx.qualname(call.func)
             if not msn.is_mindspore(qualname):
                 continue

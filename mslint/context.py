@@ -11,7 +11,7 @@ from mslint.config import Config
 from mslint.findings import Finding, finding_at
 from mslint.resolve import Resolver
 from mslint.rules import Rule
-from mslint.scope import GraphFunction, GraphScope, iter_body_nodes
+from mslint.scope import GraphFunction, GraphScope, NodeIndex, iter_body_nodes
 
 
 class ModuleContext:
@@ -28,6 +28,7 @@ class ModuleContext:
                                               self.classes.lookup_method)
         self._facts: Dict[nodes.ClassDef, lattice.ClassFacts] = {}
         self._scope: Optional[GraphScope] = None
+        self._index: Optional[NodeIndex] = None
         self._nodes_cache: Dict[str, List[Tuple[nodes.NodeNG, GraphFunction]]] = {}
         self.memo: Dict[str, object] = {}  # shared results between rules of a family
 
@@ -35,10 +36,20 @@ class ModuleContext:
     @property
     def scope(self) -> GraphScope:
         if self._scope is None:
-            self._scope = GraphScope(self.module, self.resolver, self.classes, self.interpreter,
+            self._scope = GraphScope(self.module, self.resolver, self.classes, self.interpreter, index=self.index,
                                      graph_mode=self.config.graph_mode,
                                      strict=self.config.syntax_level == "strict")
         return self._scope
+
+    @property
+    def index(self) -> NodeIndex:
+        if self._index is None:
+            self._index = NodeIndex(self.module)
+        return self._index
+
+    def module_nodes(self, *types: Type[nodes.NodeNG]) -> List[nodes.NodeNG]:
+        """Every node of these types in the whole module, in document order (one shared walk)."""
+        return self.index.of(*types)
 
     def disable_scope(self) -> None:
         """After the scope analysis failed: report no graph code rather than fail every rule."""

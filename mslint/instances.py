@@ -25,6 +25,7 @@ from astroid import nodes
 from mslint import mindspore_names as msn
 from mslint.classes import ClassIndex, keyword_value
 from mslint.resolve import Resolver, assigned_values
+from mslint.scope import NodeIndex
 
 Ref = Tuple["Instance", Tuple[str, ...]]  # an instance and a sub-cell path ("head",), ("*",) for "every cell"
 
@@ -162,7 +163,8 @@ class InstanceTracker:
     """The cell instances of one module, built once (see the module docstring)."""
 
     def __init__(self, module: nodes.Module, resolver: Resolver, classes: ClassIndex,
-                 _trackers: Optional[Dict[nodes.Module, "InstanceTracker"]] = None, visit: bool = True):
+                 _trackers: Optional[Dict[nodes.Module, "InstanceTracker"]] = None, visit: bool = True,
+                 index: Optional[NodeIndex] = None):
         self.module = module
         self.resolver = resolver
         self.classes = classes
@@ -173,6 +175,7 @@ class InstanceTracker:
         self._bindings: Dict[object, Optional[Ref]] = {}
         self._graph_code: Dict[nodes.NodeNG, bool] = {}
         self._in_progress: Set[nodes.NodeNG] = set()
+        self._index = index if index is not None else NodeIndex(module)
         if visit:
             self._visit()
 
@@ -228,11 +231,11 @@ class InstanceTracker:
 
     # -- the pass over the module ----------------------------------------------------------
     def _visit(self) -> None:
-        calls = sorted(self.module.nodes_of_class(nodes.Call), key=position)
+        calls = sorted(self._index.of(nodes.Call), key=position)
         for call in calls:
             if not self.is_graph_code(call):
                 self._visit_call(call)
-        for assign in self.module.nodes_of_class(nodes.AssignAttr):
+        for assign in self._index.of(nodes.AssignAttr):
             if self._is_self(assign.expr) and isinstance(assign.parent, nodes.Assign) \
                     and not self.is_graph_code(assign):
                 inner = self.instance(assign.parent.value)
@@ -554,9 +557,9 @@ _TRAINING_CALLS = (GRAD_FUNCTIONS | VALUE_AND_GRAD | AMP_CONVERTERS | SET_GRAD_W
                    | set(WRAPPER_PARAMETERS) | {"set_grad", "to_float", "GradOperation"})
 
 
-def has_training_calls(module: nodes.Module) -> bool:
+def has_training_calls(calls) -> bool:
     """A cheap test by name (no resolution) that lets most model files skip the tracker."""
-    for call in module.nodes_of_class(nodes.Call):
+    for call in calls:
         func = call.func
         name = func.attrname if isinstance(func, nodes.Attribute) else getattr(func, "name", None)
         if name in _TRAINING_CALLS:
@@ -569,7 +572,8 @@ def tracker(ctx) -> InstanceTracker:
     module with no training calls at all."""
     found = ctx.memo.get("instances")
     if found is None:
-        found = InstanceTracker(ctx.module, ctx.resolver, ctx.classes, visit=has_training_calls(ctx.module))
+        found = InstanceTracker(ctx.module, ctx.resolver, ctx.classes,
+                                visit=has_training_calls(ctx.module_nodes(nodes.Call)), index=ctx.index)
         ctx.memo["instances"] = found
     return found
 

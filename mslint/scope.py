@@ -78,24 +78,30 @@ def function_display(function, self_class: Optional[nodes.ClassDef]) -> str:
     return function.name
 
 
-def nodes_by_class(root: nodes.NodeNG, classes: Tuple[type, ...]) -> Dict[type, List[nodes.NodeNG]]:
-    """For each class, its instances under `root` in document order (what
-    `root.nodes_of_class(cls)` yields), collected in one iterative walk of the tree."""
-    found: Dict[type, List[nodes.NodeNG]] = {klass: [] for klass in classes}
-    lists_for: Dict[type, List[List[nodes.NodeNG]]] = {}  # a node's type -> the lists it belongs to
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        kind = type(node)
-        lists = lists_for.get(kind)
-        if lists is None:
-            lists = lists_for[kind] = [found[k] for k in classes if issubclass(kind, k)]
-        for into in lists:
-            into.append(node)
-        children = list(node.get_children())
-        children.reverse()
-        stack.extend(children)
-    return found
+class NodeIndex:
+    """Every node of a module by type, in document order, from one walk of the tree: rules
+    and analyses ask for a module's calls, classes or imports many times."""
+
+    def __init__(self, root: nodes.NodeNG):
+        self._by_type: Dict[type, List[Tuple[int, nodes.NodeNG]]] = {}
+        self._asked: Dict[Tuple[type, ...], List[nodes.NodeNG]] = {}
+        stack = [root]
+        order = 0
+        while stack:
+            node = stack.pop()
+            self._by_type.setdefault(type(node), []).append((order, node))
+            order += 1
+            children = list(node.get_children())
+            children.reverse()
+            stack.extend(children)
+
+    def of(self, *classes: type) -> List[nodes.NodeNG]:
+        """What `root.nodes_of_class(classes)` yields (subclasses included, document order)."""
+        if classes not in self._asked:
+            found = [item for kind, items in self._by_type.items() if issubclass(kind, classes) for item in items]
+            found.sort(key=lambda item: item[0])
+            self._asked[classes] = [node for _, node in found]
+        return self._asked[classes]
 
 
 def program_mode(module: nodes.Module, resolver: Resolver, calls: Optional[List[nodes.Call]] = None) -> Optional[str]:
@@ -143,15 +149,15 @@ class GraphScope:
 
     def __init__(self, module: nodes.Module, resolver: Resolver, classes: ClassIndex,
                  interpreter: lattice.Interpreter, graph_mode: str = "auto", strict: bool = False,
-                 build: bool = True):
+                 build: bool = True, index: Optional[NodeIndex] = None):
         self.module = module
         self.resolver = resolver
         self.classes = classes
         self.interpreter = interpreter
         self.graph_mode = graph_mode
         self.strict = strict
-        self._nodes = nodes_by_class(module, (nodes.ClassDef, nodes.FunctionDef, nodes.Call))
-        self.mode = program_mode(module, resolver, self._nodes[nodes.Call])
+        self._index = index if index is not None else NodeIndex(module)
+        self.mode = program_mode(module, resolver, self._index.of(nodes.Call))
         self.functions: List[GraphFunction] = []
         self.incomplete = False
         self._by_key: Dict[tuple, GraphFunction] = {}
@@ -178,7 +184,7 @@ class GraphScope:
 
     # -- roots -------------------------------------------------------------------------
     def _roots(self) -> Iterator[GraphFunction]:
-        for cls in self._nodes[nodes.ClassDef]:
+        for cls in self._index.of(nodes.ClassDef):
             if not self.classes.is_cell(cls):
                 continue
             jit_decorator = self.classes.jit_decorator(cls)
@@ -191,13 +197,13 @@ class GraphScope:
                 method = self.classes.lookup_method(cls, name)
                 if method is not None and not self.classes.is_constexpr(method):
                     yield self._make(method, cls, name, (), strict)
-        for function in self._nodes[nodes.FunctionDef]:
+        for function in self._index.of(nodes.FunctionDef):
             decorator = self.classes.jit_decorator(function)
             if decorator is None or self._bytecode_only(decorator):
                 continue
             owner = function.parent if isinstance(function.parent, nodes.ClassDef) else None
             yield self._make(function, owner, "jit", (), self._decorator_strict(decorator))
-        for call in self._nodes[nodes.Call]:
+        for call in self._index.of(nodes.Call):
             root = self._jit_call_root(call)
             if root is not None:
                 yield root
