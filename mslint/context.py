@@ -29,7 +29,7 @@ class ModuleContext:
         self._facts: Dict[nodes.ClassDef, lattice.ClassFacts] = {}
         self._scope: Optional[GraphScope] = None
         self._index: Optional[NodeIndex] = None
-        self._nodes_cache: Dict[str, List[Tuple[nodes.NodeNG, GraphFunction]]] = {}
+        self._nodes_cache: Dict[object, List[Tuple[nodes.NodeNG, GraphFunction]]] = {}
         self.memo: Dict[str, object] = {}  # shared results between rules of a family
 
     # -- graph scope -------------------------------------------------------------------
@@ -78,9 +78,13 @@ class ModuleContext:
                         seen.add(node)
                         ordered.append((node, gf))
             self._nodes_cache[key] = ordered
-        for node, gf in self._nodes_cache[key]:
-            if not types or isinstance(node, types):
-                yield node, gf
+        if not types:
+            yield from self._nodes_cache[key]
+            return
+        wanted = (key,) + types  # each rule asks for a few node types, many times: filter once
+        if wanted not in self._nodes_cache:
+            self._nodes_cache[wanted] = [(node, gf) for node, gf in self._nodes_cache[key] if isinstance(node, types)]
+        yield from self._nodes_cache[wanted]
 
     def value(self, node, gf: GraphFunction) -> lattice.Value:
         """The lattice value of an expression in graph function `gf`."""
