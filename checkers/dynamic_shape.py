@@ -173,15 +173,6 @@ def _unannotated_parameter(arguments: nodes.Arguments, name: str) -> bool:
     return False  # *args / **kwargs
 
 
-def _is_mindspore_primitive(value: Value, names) -> Optional[str]:
-    """The class name if `value` is an instance of one of these MindSpore primitives."""
-    if value.has("primitive") and msn.is_mindspore(value.cls):
-        last = value.cls.rsplit(".", 1)[-1]
-        if last in names:
-            return last
-    return None
-
-
 def _tensor_method(qualname: Optional[str]) -> Optional[str]:
     """'nonzero' for mindspore.Tensor.nonzero (the unbound spelling Tensor.nonzero(x))."""
     if qualname and "." in qualname:

@@ -6,7 +6,7 @@ LAX runs them in the Python interpreter with a zero gradient.
 """
 from __future__ import annotations
 
-from typing import Iterator, Optional
+from typing import Iterator
 
 from astroid import nodes
 

@@ -1,7 +1,7 @@
 """Class hierarchies across the project's modules: Cell subclassing, method lookup, decorators."""
 from __future__ import annotations
 
-from typing import Dict, Iterator, List, Optional
+from typing import Dict, List, Optional
 
 from astroid import nodes
 
@@ -109,8 +109,3 @@ def keyword_value(call: nodes.Call, name: str, position: Optional[int] = None):
     if position is not None and len(call.args) > position and not isinstance(call.args[position], nodes.Starred):
         return call.args[position]
     return None
-
-
-def iter_classes(module: nodes.Module) -> Iterator[nodes.ClassDef]:
-    for node in module.nodes_of_class(nodes.ClassDef):
-        yield node

@@ -120,9 +120,6 @@ class Instance:
     def ms_classes(self) -> List[str]:
         return [o.ms_class for o in self.origins() if o.ms_class]
 
-    def events_of(self, kind: str) -> List[Event]:
-        return [e for o in self.origins() for e in o.events if e.kind == kind]
-
     def outer(self) -> Iterator[Tuple[str, "Instance"]]:
         """Every wrapper around this instance, transitively, with the role it was passed in."""
         seen: Set[int] = set()

@@ -51,6 +51,9 @@ class Value:
 
 
 CONST = Value(Kind.CONST)
+UNKNOWN = Value(Kind.UNKNOWN)
+VAR_TENSOR = Value(Kind.VAR, frozenset({"tensor"}))
+BOOL_TENSOR = Value(Kind.VAR, frozenset({"tensor", "bool"}))
 
 
 def literal(node: nodes.Const) -> Value:
@@ -76,9 +79,6 @@ def truth_value(value: Value) -> Optional[bool]:
     if value.has("falsy") and not value.has("truthy"):
         return False
     return None
-UNKNOWN = Value(Kind.UNKNOWN)
-VAR_TENSOR = Value(Kind.VAR, frozenset({"tensor"}))
-BOOL_TENSOR = Value(Kind.VAR, frozenset({"tensor", "bool"}))
 
 
 def join(*values: Value) -> Value:

@@ -60,16 +60,3 @@ def is_cell_class_name(qualname: str) -> bool:
         if qualname.startswith(prefix) and last[:1].isupper() and last not in _NON_CELL_NN_NAMES:
             return True
     return False
-
-
-def short_op_name(qualname: str) -> str:
-    """'masked_select' for mindspore.ops.masked_select, mindspore.mint.masked_select, ...."""
-    return qualname.rsplit(".", 1)[-1]
-
-
-def is_ops_function(qualname: Optional[str], *names: str) -> bool:
-    """A function of mindspore.ops / mindspore.mint (any submodule spelling) with one of these names."""
-    if not is_mindspore(qualname):
-        return False
-    parts = qualname.split(".")
-    return parts[-1] in names and len(parts) >= 3 and parts[1] in ("ops", "mint", "numpy")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import sys
 from functools import lru_cache
-from typing import Dict, Iterator, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import astroid
 from astroid import nodes
@@ -345,9 +345,3 @@ def absolute_import_name(node: nodes.ImportFrom) -> Optional[str]:
         return node.root().relative_to_absolute_name(node.modname, node.level)
     except Exception:
         return None
-
-
-def iter_class_methods(cls: nodes.ClassDef, name: str) -> Iterator[nodes.FunctionDef]:
-    for item in cls.locals.get(name, ()):
-        if isinstance(item, nodes.FunctionDef):
-            yield item

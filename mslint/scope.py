@@ -52,10 +52,6 @@ class GraphFunction:
     def is_root(self) -> bool:
         return not self.reach
 
-    @property
-    def root_display(self) -> str:
-        return self.reach[0].caller if self.reach else self.display
-
     def reach_text(self, from_path: str) -> str:
         """'called from MySampler.construct (line 32)'; hops in other files name the file."""
         if not self.reach:

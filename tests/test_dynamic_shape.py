@@ -260,6 +260,7 @@ class Net(nn.Cell):
 """, "MS402")
     assert findings == []
 
+
 @pytest.mark.parametrize("k", [
     "(x > 0).sum()",
     "(x > 0).sum().item()",
