@@ -13,7 +13,7 @@ from typing import Dict, Iterator, Optional, Tuple
 from astroid import nodes
 
 from mslint.context import ModuleContext
-from mslint.findings import Finding
+from mslint.findings import Finding, shown
 from mslint.rules import Rule, implements
 from mslint.scope import local_bindings
 
@@ -80,8 +80,7 @@ def _call_target(ctx: ModuleContext, call: nodes.Call, gf) -> Optional[str]:
 
 
 def _spelled(node) -> str:
-    text = node.as_string()
-    return text if len(text) <= 50 else text[:47] + "..."
+    return shown(node, 50)
 
 
 def _call_message(ctx: ModuleContext, call: nodes.Call, gf, qualname: str) -> str:

@@ -14,7 +14,7 @@ from astroid import nodes
 from mslint import mindspore_names as msn
 from mslint import resolve
 from mslint.context import ModuleContext
-from mslint.findings import Finding
+from mslint.findings import Finding, shown
 from mslint.rules import Rule, implements
 from mslint.scope import GraphFunction, local_bindings
 
@@ -107,7 +107,7 @@ def _first_variable_argument(ctx: ModuleContext, call: nodes.Call, gf) -> Option
 
 
 def _short(text: str, limit: int = 40) -> str:
-    return text if len(text) <= limit else text[:limit - 3] + "..."
+    return shown(text, limit)
 
 
 def _creations(ctx: ModuleContext):

@@ -18,7 +18,7 @@ from astroid.const import Context
 from mslint import mindspore_names as msn
 from mslint.classes import keyword_value
 from mslint.context import ModuleContext
-from mslint.findings import Finding
+from mslint.findings import Finding, shown
 from mslint.lattice import Value
 from mslint.rules import Rule, implements
 from mslint.scope import GraphFunction, iter_body_nodes, local_bindings
@@ -97,8 +97,7 @@ class Detection:
 
 
 def _spelled(node) -> str:
-    text = node.as_string().replace("\n", " ")
-    return text if len(text) <= 60 else text[:57] + "..."
+    return shown(node)
 
 
 def _op_named(op: "_Call") -> str:

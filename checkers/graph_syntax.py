@@ -15,7 +15,7 @@ from astroid import nodes
 from mslint import mindspore_names as msn
 from mslint import resolve
 from mslint.context import ModuleContext
-from mslint.findings import Finding
+from mslint.findings import Finding, shown
 from mslint.rules import Rule, implements
 
 LEGACY_JIT_API = Rule(
@@ -80,8 +80,7 @@ def _legacy_name(qualname: Optional[str]) -> Optional[str]:
 
 
 def _spelled(node) -> str:
-    text = node.as_string()
-    return text if len(text) <= 60 else text[:57] + "..."
+    return shown(node)
 
 
 def _legacy_message(name: str, node) -> str:

@@ -16,7 +16,7 @@ from mslint import data
 from mslint import mindspore_names as msn
 from mslint.classes import keyword_value
 from mslint.context import ModuleContext
-from mslint.findings import Finding
+from mslint.findings import Finding, shown
 from mslint.lattice import Kind
 from mslint.resolve import assigned_values
 from mslint.rules import Rule, implements
@@ -170,8 +170,7 @@ def _may_be_zero(node) -> bool:
 
 
 def _layer(call: nodes.Call) -> str:
-    text = call.func.as_string()
-    return text if len(text) <= 40 else "..." + text[-37:]
+    return shown(call.func, 40, keep_end=True)
 
 
 def _conv_padding_problem(call: nodes.Call, name: str):

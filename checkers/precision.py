@@ -16,7 +16,7 @@ from astroid import nodes
 from mslint import instances as inst
 from mslint import mindspore_names as msn
 from mslint.context import ModuleContext
-from mslint.findings import Finding
+from mslint.findings import Finding, shown
 from mslint.rules import Rule, implements
 
 TO_FLOAT_WITH_AMP = Rule(
@@ -77,8 +77,7 @@ def _effect(level: Optional[str]) -> str:
 
 
 def _call_text(call: nodes.Call) -> str:
-    text = call.as_string()
-    return text if len(text) <= 70 else text[:67] + "..."
+    return shown(call, 70)
 
 
 @implements(TO_FLOAT_WITH_AMP)

@@ -14,7 +14,7 @@ from mslint import resolve
 from mslint.checkers.concurrency import owns as concurrency_owns
 from mslint.context import ModuleContext
 from mslint.data import replacements_for
-from mslint.findings import Finding
+from mslint.findings import Finding, shown
 from mslint.rules import Rule, implements
 
 TENSOR_TO_NUMPY = Rule(
@@ -75,8 +75,7 @@ def _library(qualname: str) -> str:
 
 
 def _spelled(call: nodes.Call) -> str:
-    text = call.func.as_string()
-    return text if len(text) <= 60 else text[:57] + "..."
+    return shown(call.func)
 
 
 def _named(call: nodes.Call, qualname: str) -> str:

@@ -46,6 +46,16 @@ class Finding:
         }
 
 
+def shown(code, limit: int = 60, keep_end: bool = False) -> str:
+    """Source text (a node's or a string) for a one-line message: line breaks folded, and cut
+    to `limit` characters, keeping its start (or, with keep_end, its end: `...nn.Conv2d`)."""
+    text = code if isinstance(code, str) else code.as_string()
+    text = " ".join(text.split()) if "\n" in text else text
+    if len(text) <= limit:
+        return text
+    return "..." + text[-(limit - 3):] if keep_end else text[:limit - 3] + "..."
+
+
 def finding_at(rule: Rule, node, message: str, path: str, reach: Tuple[str, ...] = ()) -> Finding:
     """A finding spanning an astroid node; a def or class spans only its `def name` part
     (not its decorators and body), so editors do not highlight a whole function."""
