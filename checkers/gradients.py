@@ -14,6 +14,7 @@ from astroid import nodes
 
 from mslint import instances as inst
 from mslint import mindspore_names as msn
+from mslint.classes import is_instance_method
 from mslint.context import ModuleContext
 from mslint.findings import Finding
 from mslint.rules import Rule, implements
@@ -144,7 +145,7 @@ def check_forward_then_grad(ctx: ModuleContext) -> Iterator[Finding]:
 def _positional(function: nodes.FunctionDef) -> List[str]:
     args = function.args
     names = [a.name for a in (args.posonlyargs or []) + (args.args or [])]
-    return names[1:] if names and inst.is_instance_method(function) else names
+    return names[1:] if names and is_instance_method(function) else names
 
 
 @implements(BPROP_SIGNATURE)

@@ -1,7 +1,7 @@
 """Class hierarchies across the project's modules: Cell subclassing, method lookup, decorators."""
 from __future__ import annotations
 
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Set
 
 from astroid import nodes
 
@@ -99,6 +99,27 @@ class ClassIndex:
 
     def is_constexpr(self, node) -> bool:
         return self.has_decorator(node, msn.CONSTEXPR_DECORATORS)
+
+
+def decorator_names(function) -> Set[str]:
+    """The last name of each decorator (`staticmethod`, `jit` for `@ms.jit(...)` is `jit`...)."""
+    decorators = function.decorators.nodes if getattr(function, "decorators", None) else []
+    names = set()
+    for decorator in decorators:
+        target = decorator.func if isinstance(decorator, nodes.Call) else decorator
+        names.add(target.name if isinstance(target, nodes.Name) else getattr(target, "attrname", ""))
+    return names
+
+
+def is_static_method(function) -> bool:
+    return isinstance(function, nodes.FunctionDef) and "staticmethod" in decorator_names(function)
+
+
+def is_instance_method(function) -> bool:
+    """A method whose first parameter is the instance: not a static or class method.
+    (By decorator name: astroid's FunctionDef.type infers, which is slow on large projects.)"""
+    return isinstance(function.parent, nodes.ClassDef) and not decorator_names(function) & {"staticmethod",
+                                                                                              "classmethod"}
 
 
 def keyword_value(call: nodes.Call, name: str, position: Optional[int] = None):

@@ -23,7 +23,7 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple
 from astroid import nodes
 
 from mslint import mindspore_names as msn
-from mslint.classes import ClassIndex, keyword_value
+from mslint.classes import ClassIndex, is_instance_method, keyword_value
 from mslint.resolve import Resolver, assigned_values
 from mslint.scope import NodeIndex
 
@@ -538,14 +538,6 @@ def _display(call: nodes.Call) -> str:
         return parent.targets[0].as_string()
     text = call.func.as_string()
     return f"{text}(...)"
-
-
-def is_instance_method(function: nodes.FunctionDef) -> bool:
-    """A method whose first parameter is the instance: not a static or class method.
-    (By decorator name: astroid's FunctionDef.type infers, which is slow on large projects.)"""
-    decorators = function.decorators.nodes if function.decorators else []
-    names = {d.name if isinstance(d, nodes.Name) else getattr(d, "attrname", None) for d in decorators}
-    return isinstance(function.parent, nodes.ClassDef) and not names & {"staticmethod", "classmethod"}
 
 
 # Call names without which a module holds no training setup to report on: every MS5/MS6

@@ -19,6 +19,7 @@ from astroid import nodes
 
 from mslint import mindspore_names as msn
 from mslint import resolve
+from mslint.classes import is_static_method
 
 
 class Kind(IntEnum):
@@ -614,7 +615,7 @@ class Interpreter:
             return None
         if _decorated_constexpr(target, self.resolver):
             return CONST  # run by Python at compile time; its result is a constant
-        if bound and "staticmethod" in [getattr(d, "name", "") for d in (target.decorators.nodes if target.decorators else [])]:
+        if bound and is_static_method(target):
             bound = False
         params = _bind_call(target, args, kwargs, bound, self.resolver)
         key = (target, self_class, tuple(sorted((k, v.kind, v.tags) for k, v in params.items())))

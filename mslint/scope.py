@@ -19,7 +19,7 @@ from astroid import nodes
 
 from mslint import lattice
 from mslint import mindspore_names as msn
-from mslint.classes import ClassIndex, keyword_value
+from mslint.classes import ClassIndex, is_static_method, keyword_value
 from mslint.resolve import Resolver, assigned_values
 
 MAX_GRAPH_FUNCTIONS = 5000  # a bound on the closure, so a huge call graph cannot hang the run
@@ -331,7 +331,7 @@ class GraphScope:
             if isinstance(receiver, nodes.Name) and receiver.name == "self" and gf.self_class is not None:
                 method = self.classes.lookup_method(gf.self_class, func.attrname)
                 if method is not None:
-                    yield (call, method, gf.self_class, not _is_static(method))
+                    yield (call, method, gf.self_class, not is_static_method(method))
                     target = method
                 else:
                     yield from self._instance_call(call, values.value(func))
@@ -345,7 +345,7 @@ class GraphScope:
                 if isinstance(owner.node, nodes.ClassDef):
                     method = self.classes.lookup_method(owner.node, func.attrname)
                     if method is not None:
-                        yield (call, method, owner.node, not _is_static(method))
+                        yield (call, method, owner.node, not is_static_method(method))
                         target = method
                 if target is None:
                     definition = self.resolver.resolve_callable(func)
@@ -406,15 +406,6 @@ class GraphScope:
                 if isinstance(item, nodes.FunctionDef):
                     return item
         return None
-
-
-def _is_static(function) -> bool:
-    return isinstance(function, nodes.FunctionDef) and "staticmethod" in _decorator_names(function)
-
-
-def _decorator_names(function) -> List[str]:
-    decorators = function.decorators.nodes if function.decorators else []
-    return [d.name if isinstance(d, nodes.Name) else getattr(d, "attrname", "") for d in decorators]
 
 
 def _is_super_call(node) -> bool:
