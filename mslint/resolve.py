@@ -145,6 +145,7 @@ class Resolver:
         self._qualnames: Dict[nodes.NodeNG, Optional[str]] = {}
         self._modules: Dict[str, nodes.Module] = {}  # absolute path -> the module object to use
         self._factory_classes: Dict[nodes.Call, Optional[nodes.ClassDef]] = {}
+        self._outer_lookups: Dict[Tuple[nodes.NodeNG, str], tuple] = {}
 
     def register_module(self, module: nodes.Module) -> None:
         """Use this very module object when resolution leads back to its file (the file being linted)."""
@@ -177,9 +178,30 @@ class Resolver:
         base = self.qualname(node.expr, depth + 1)
         return f"{base}.{node.attrname}" if base else None
 
+    def lookup(self, node, name: str) -> tuple:
+        """`node.lookup(name)`, answered once per function for names bound outside it.
+
+        astroid filters assignments by the looking node's position only within the node's
+        own frame; a name a function does not bind (`ops`, `nn`, `np`) has the same answer
+        everywhere in that function, and graph code asks about such names thousands of times."""
+        scope = node.scope()
+        if (not isinstance(scope, (nodes.FunctionDef, nodes.Lambda)) or name in scope.locals
+                or node in scope.args.defaults or node in (scope.args.kw_defaults or ())
+                or node.statement() is scope):
+            return node.lookup(name)  # a local name, or a default, decorator or annotation
+        key = (scope, name)
+        found = self._outer_lookups.get(key)
+        if found is None:
+            found = node.lookup(name)
+            # `global x` in the function puts its own assignments among the module's, and
+            # those are filtered by position: such a name is looked up every time
+            if not any(scope.parent_of(a) for a in scope.root().locals.get(name, ())):
+                self._outer_lookups[key] = found
+        return found
+
     def _name_qualname(self, node, name: str, depth: int) -> Optional[str]:
         try:
-            scope, assigns = node.lookup(name)
+            scope, assigns = self.lookup(node, name)
         except Exception:
             return None
         if not assigns:
@@ -248,7 +270,7 @@ class Resolver:
         """The project FunctionDef/ClassDef a call's function expression names, if any."""
         if isinstance(func_expr, nodes.Name):
             try:
-                _, assigns = func_expr.lookup(func_expr.name)
+                _, assigns = self.lookup(func_expr, func_expr.name)
             except Exception:
                 return None
             if assigns:
