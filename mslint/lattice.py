@@ -11,7 +11,6 @@ can ask for it by node.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
@@ -28,13 +27,38 @@ class Kind(IntEnum):
     VAR = 2  # a graph value: depends on inputs
 
 
-@dataclass(frozen=True)
 class Value:
-    kind: Kind
-    tags: FrozenSet[str] = frozenset()  # bool, tensor, ndarray, object, cell, parameter, callable, str
-    cls: Optional[str] = None  # qualified class name of an instance (user class, threading.Lock, ...)
-    elements: Optional[Tuple["Value", ...]] = None  # per element, for tuple displays
-    node: Optional[nodes.NodeNG] = field(default=None, compare=False, hash=False)  # project class, if any
+    """One abstract value; immutable by convention (shared freely), equal and hashed without `node`.
+
+    A plain class with __slots__ rather than a frozen dataclass: the interpreter makes a few
+    hundred thousand of these per project, and a frozen dataclass's __init__ costs several
+    object.__setattr__ calls each."""
+
+    __slots__ = ("kind", "tags", "cls", "elements", "node")
+
+    def __init__(self, kind: Kind, tags: FrozenSet[str] = frozenset(), cls: Optional[str] = None,
+                 elements: Optional[Tuple["Value", ...]] = None, node: Optional[nodes.NodeNG] = None):
+        self.kind = kind
+        self.tags = tags  # bool, tensor, ndarray, object, cell, parameter, callable, str
+        self.cls = cls  # qualified class name of an instance (user class, threading.Lock, ...)
+        self.elements = elements  # per element, for tuple displays
+        self.node = node  # the project class, if any (not part of equality)
+
+    def _key(self) -> tuple:
+        return (self.kind, self.tags, self.cls, self.elements)
+
+    def __eq__(self, other) -> bool:
+        if self is other:
+            return True
+        if not isinstance(other, Value):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"Value(kind={self.kind!r}, tags={set(self.tags) or {}}, cls={self.cls!r}, elements={self.elements!r})"
 
     @property
     def is_const(self) -> bool:
@@ -59,12 +83,21 @@ BOOL_TENSOR = Value(Kind.VAR, frozenset({"tensor", "bool"}))
 
 def literal(node: nodes.Const) -> Value:
     """A literal's value; bools, numbers and None carry their truth ("truthy"/"falsy")."""
-    tags = {"str"} if isinstance(node.value, str) else set()
-    if node.value is None:
-        tags.add("none")
-    if node.value is None or isinstance(node.value, (bool, int, float)):
-        tags.add("truthy" if node.value else "falsy")
-    return Value(Kind.CONST, frozenset(tags))
+    value = node.value
+    if value is None:
+        return _NONE_LITERAL
+    if isinstance(value, str):
+        return _STR_LITERAL
+    if isinstance(value, (bool, int, float)):
+        return _TRUTHY_LITERAL if value else _FALSY_LITERAL
+    return _OTHER_LITERAL
+
+
+_NONE_LITERAL = Value(Kind.CONST, frozenset({"none", "falsy"}))
+_STR_LITERAL = Value(Kind.CONST, frozenset({"str"}))
+_TRUTHY_LITERAL = Value(Kind.CONST, frozenset({"truthy"}))
+_FALSY_LITERAL = Value(Kind.CONST, frozenset({"falsy"}))
+_OTHER_LITERAL = Value(Kind.CONST, frozenset())  # bytes, complex, Ellipsis
 
 
 def without_truth(value: Value) -> Value:
@@ -88,8 +121,8 @@ def join(*values: Value) -> Value:
     if not values:
         return UNKNOWN
     first = values[0]
-    if len(values) == 1:
-        return first
+    if len(values) == 1 or (all(v is first for v in values) and (first.cls is not None or first.node is None)):
+        return first  # (joining keeps a class node only with its class name)
     kind = max(v.kind for v in values)
     tags = frozenset.intersection(*(v.tags for v in values))
     # `self.head = None` on one path and `self.head = Head()` on another: still a Head when called
@@ -708,6 +741,16 @@ def _default_value(function, name: str) -> Value:
 def _join_envs(*envs: Dict[str, Value]) -> Dict[str, Value]:
     # a name bound on only some paths is undefined on the others, where using it would fail
     # anyway: its value is the join of the paths that bind it
+    if len(envs) == 2:  # both sides of an if, a loop body with what came before: the usual case
+        first, second = envs
+        joined = dict(second)
+        for key, value in first.items():
+            other = joined.get(key)
+            if other is None:
+                joined[key] = value
+            elif other is not value or (value.cls is None and value.node is not None):
+                joined[key] = join(value, other)
+        return joined
     keys = set().union(*envs)
     return {key: join(*[env[key] for env in envs if key in env]) for key in keys}
 
