@@ -29,7 +29,7 @@ class ModuleContext:
         self._facts: Dict[nodes.ClassDef, lattice.ClassFacts] = {}
         self._scope: Optional[GraphScope] = None
         self._index: Optional[NodeIndex] = None
-        self._nodes_cache: Dict[object, List[Tuple[nodes.NodeNG, GraphFunction]]] = {}
+        self._nodes_cache: Dict[object, object] = {}  # graph-node lists, and where each type is in them
         self.memo: Dict[str, object] = {}  # shared results between rules of a family
 
     # -- graph scope -------------------------------------------------------------------
@@ -83,8 +83,22 @@ class ModuleContext:
             return
         wanted = (key,) + types  # each rule asks for a few node types, many times: filter once
         if wanted not in self._nodes_cache:
-            self._nodes_cache[wanted] = [(node, gf) for node, gf in self._nodes_cache[key] if isinstance(node, types)]
+            positions = self._positions_by_type(key)
+            chosen = sorted(i for kind, found in positions.items() if issubclass(kind, types) for i in found)
+            everything = self._nodes_cache[key]
+            self._nodes_cache[wanted] = [everything[i] for i in chosen]
         yield from self._nodes_cache[wanted]
+
+    def _positions_by_type(self, key: str) -> Dict[type, List[int]]:
+        """Where each node type occurs in the graph-node list `key` (so a rule's filter costs
+        what it finds, not a pass over every node)."""
+        by_type_key = ("by type", key)
+        if by_type_key not in self._nodes_cache:
+            positions: Dict[type, List[int]] = {}
+            for index, (node, _) in enumerate(self._nodes_cache[key]):
+                positions.setdefault(type(node), []).append(index)
+            self._nodes_cache[by_type_key] = positions
+        return self._nodes_cache[by_type_key]
 
     def value(self, node, gf: GraphFunction) -> lattice.Value:
         """The lattice value of an expression in graph function `gf`."""

@@ -200,6 +200,8 @@ class Resolver:
         return found
 
     def _name_qualname(self, node, name: str, depth: int) -> Optional[str]:
+        if _only_a_parameter_or_value(node, name):
+            return None  # what every lookup of it would end in, without the lookup
         try:
             scope, assigns = self.lookup(node, name)
         except Exception:
@@ -324,6 +326,30 @@ class Resolver:
         if from_file and find_project_file(top, os.path.dirname(os.path.abspath(from_file))):
             return PROJECT
         return UNKNOWN
+
+
+def _only_a_parameter_or_value(node, name: str) -> bool:
+    """Whether a name is local to its function and bound only by parameters (at least one) and
+    assignments that are not aliases: its qualified name is then None wherever it is used.
+
+    (A parameter binding means astroid's lookup never comes back empty and never leaves the
+    function; graph code asks about `x` in `x.sum()` thousands of times.)"""
+    scope = node.scope()
+    if not isinstance(scope, (nodes.FunctionDef, nodes.Lambda)):
+        return False
+    bindings = scope.locals.get(name)
+    if not bindings or node in scope.args.defaults or node in (scope.args.kw_defaults or ()):
+        return False
+    parameter = False
+    for binding in bindings:
+        if not isinstance(binding, nodes.AssignName):
+            return False
+        parent = binding.parent
+        if isinstance(parent, nodes.Arguments):
+            parameter = True
+        elif isinstance(parent, nodes.Assign) and isinstance(parent.value, (nodes.Name, nodes.Attribute)):
+            return False  # maybe an alias (`P = ops.operations`)
+    return parameter
 
 
 def assigned_values(name: nodes.Name) -> Optional[List[nodes.NodeNG]]:

@@ -1,0 +1,127 @@
+"""The analysis's shortcuts give exactly the answers of the slow paths they replace.
+
+Each shortcut exists for speed (issue 7): a name lookup answered once per function, the
+qualified name of a parameter answered without a lookup, the module walk done by
+recursion.  These tests compare each with what astroid itself answers."""
+from __future__ import annotations
+
+import sys
+
+import astroid
+import pytest
+from astroid import nodes
+
+from mslint.resolve import Resolver
+from mslint.scope import NodeIndex
+
+SOURCE = '''
+import numpy as np
+from mindspore import ops
+P = ops.operations
+
+try:
+    import scipy as sp
+except ImportError:
+    sp = None
+
+counter = 0
+
+
+def bump(flag):
+    global counter
+    if flag:
+        counter = 1
+        seen = counter
+    else:
+        seen = counter
+    return seen
+
+
+class Net:
+    scale = 2
+    x = ops.relu
+
+    def construct(self, x, y=scale, z=x, *rest, **options):
+        a = np.exp(x)
+        b = ops.relu(a) + P.ReLU()(x)
+        alias = ops.relu
+        c = alias(b)
+        for i in range(3):
+            if i:
+                d = later
+            later = i
+        f = lambda t, u=np: np.abs(t) + u.abs(t)
+        g = [np.sum(v) for v in (a, b)]
+        h = lambda k=a: k + a
+        a = a * 2
+        x = x + 1
+        return sp, c, d, f, g, x, y, rest, options, scale
+'''
+
+
+def _names(module):
+    return list(module.nodes_of_class(nodes.Name))
+
+
+def _as_comparable(found):
+    scope, assigns = found
+    return scope, list(assigns)
+
+
+def test_the_memoized_lookup_answers_what_astroid_answers_for_every_name():
+    module = astroid.parse(SOURCE)
+    resolver = Resolver()
+    for _ in range(2):  # the second round is answered from the memo
+        for name in _names(module):
+            assert _as_comparable(resolver.lookup(name, name.name)) == _as_comparable(name.lookup(name.name)), \
+                (name.name, name.lineno)
+
+
+def test_qualified_names_are_those_of_a_resolver_without_shortcuts(monkeypatch):
+    module = astroid.parse(SOURCE)
+    fast = {(n.lineno, n.col_offset): Resolver().qualname(n) for n in _names(module)}
+    import mslint.resolve as resolve
+    monkeypatch.setattr(resolve, "_only_a_parameter_or_value", lambda node, name: False)
+    monkeypatch.setattr(Resolver, "lookup", lambda self, node, name: node.lookup(name))
+    slow = {(n.lineno, n.col_offset): Resolver().qualname(n) for n in _names(module)}
+    assert fast == slow
+    by_text = {(n.lineno, n.name): fast[(n.lineno, n.col_offset)] for n in _names(module)}
+    assert by_text[(29, "np")] == "numpy"
+    assert by_text[(30, "P")] == "mindspore.ops.operations"
+    assert by_text[(32, "alias")] == "mindspore.ops.relu"
+    assert by_text[(29, "x")] is None  # a parameter
+    assert by_text[(28, "x")] == "mindspore.ops.relu"  # the default `z=x` is the class's x
+
+
+def test_a_global_declaration_keeps_the_lookup_positional():
+    module = astroid.parse(SOURCE)
+    resolver = Resolver()
+    bump = module.body[5]
+    uses = [n for n in bump.nodes_of_class(nodes.Name) if n.name == "counter"]
+    assert len({tuple(use.lookup("counter")[1]) for use in uses}) == 2  # the branches see different bindings
+    for use in uses:
+        assert _as_comparable(resolver.lookup(use, "counter")) == _as_comparable(use.lookup("counter"))
+
+
+def test_the_node_index_lists_nodes_as_astroid_does():
+    module = astroid.parse(SOURCE)
+    index = NodeIndex(module)
+    for kinds in [(nodes.Call,), (nodes.Name,), (nodes.FunctionDef,), (nodes.Import, nodes.ImportFrom, nodes.Attribute)]:
+        assert index.of(*kinds) == list(module.nodes_of_class(kinds))
+
+
+def test_the_node_index_walks_a_tree_deeper_than_the_recursion_limit():
+    module = astroid.parse("def f(x):\n    return " + " + ".join(["x"] * 400) + "\n")
+    expected = 400
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(200)  # far below the tree's depth: the index falls back to its own stack
+    try:
+        names = NodeIndex(module).of(nodes.Name)
+    finally:
+        sys.setrecursionlimit(limit)
+    assert len(names) == expected
+    assert [n.lineno for n in names] == [2] * expected
+
+
+if __name__ == "__main__":
+    sys.exit(pytest.main([__file__]))
