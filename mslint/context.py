@@ -11,7 +11,7 @@ from mslint.config import Config
 from mslint.findings import Finding, finding_at
 from mslint.resolve import Resolver
 from mslint.rules import Rule
-from mslint.scope import GraphFunction, GraphScope, NodeIndex, iter_body_nodes
+from mslint.scope import GraphFunction, GraphScope, NodeIndex
 
 
 class ModuleContext:
@@ -73,7 +73,7 @@ class ModuleContext:
             for gf in self.graph_functions():
                 # the parser sees every statement; the compiler skips branches a constant rules out
                 dead = gf.values.dead if gf.values is not None and not parsed else ()
-                for node in iter_body_nodes(gf.node, nested_defs=parsed, skip=dead):
+                for node in self.scope.body(gf.node, parsed).iter(dead):
                     if node not in seen:
                         seen.add(node)
                         ordered.append((node, gf))

@@ -184,6 +184,7 @@ class GraphScope:
         self._by_key: Dict[tuple, GraphFunction] = {}
         self._params: Dict[tuple, Dict[str, lattice.Value]] = {}
         self._evaluations: Dict[tuple, int] = {}
+        self._bodies: Dict[tuple, FunctionBody] = {}
         if build:
             self._build()
 
@@ -195,6 +196,14 @@ class GraphScope:
     def local_functions(self) -> List[GraphFunction]:
         """Graph functions whose code is in this module (the ones this file reports on)."""
         return [gf for gf in self.functions if gf.node.root() is self.module]
+
+    def body(self, function, nested_defs: bool = False) -> FunctionBody:
+        """A graph function's body nodes (see iter_body_nodes), listed once per module analysis."""
+        key = (function, nested_defs)
+        found = self._bodies.get(key)
+        if found is None:
+            found = self._bodies[key] = FunctionBody(function, nested_defs)
+        return found
 
     def constructs_compiled(self) -> bool:
         if self.graph_mode == "always":
@@ -339,7 +348,7 @@ class GraphScope:
 
     def _callees(self, gf: GraphFunction) -> Iterator[tuple]:
         """(call, target function, self class, whether the first parameter is bound) per resolvable call."""
-        for call in _calls_in(gf.node, gf.values.dead if gf.values is not None else ()):
+        for call in self.body(gf.node).calls(gf.values.dead if gf.values is not None else ()):
             for found in self._resolve_call(call, gf):
                 target = found[1]
                 if isinstance(target, nodes.FunctionDef) and (
@@ -437,14 +446,6 @@ def _is_super_call(node) -> bool:
     return isinstance(node, nodes.Call) and isinstance(node.func, nodes.Name) and node.func.name == "super"
 
 
-def _calls_in(function, dead=()) -> Iterator[nodes.Call]:
-    """Calls in a function body (lambdas included; nested defs are analysed when called), except in
-    statements the compiler skips (`dead`: the untaken side of an `if` on a constant)."""
-    for node in iter_body_nodes(function, skip=dead):
-        if isinstance(node, nodes.Call):
-            yield node
-
-
 def local_bindings(node, function) -> List[nodes.NodeNG]:
     """The assignments of a Name that is a local variable of `function` (parameters included);
     empty if the name is bound elsewhere (an enclosing function, the module) or cannot be looked up."""
@@ -462,22 +463,67 @@ def iter_body_nodes(function, nested_defs: bool = False, skip=()) -> Iterator[no
 
     A nested `def` is yielded itself but (unless `nested_defs`) not its body: MindSpore
     compiles it only when it is called, and then the scope analyses it as a function of its own."""
-    if isinstance(function, nodes.Lambda):
-        roots = [function.body]
-    else:
-        roots = list(function.body)
-    stack = list(reversed(roots))
-    while stack:
-        node = stack.pop()
-        if isinstance(node, nodes.ClassDef) or node in skip:
-            continue
-        yield node
-        if isinstance(node, (nodes.FunctionDef, nodes.AsyncFunctionDef)) and not nested_defs:
-            continue
-        children = list(node.get_children())
-        if isinstance(node, (nodes.Lambda, nodes.FunctionDef, nodes.AsyncFunctionDef)):
-            children = [c for c in children if not isinstance(c, (nodes.Arguments, nodes.Decorators))]
-        stack.extend(reversed(children))
+    return iter(FunctionBody(function, nested_defs).iter(skip))
+
+
+class FunctionBody:
+    """The nodes of a function body as `iter_body_nodes` yields them, listed once: the scope
+    and the rules walk each graph function's body several times (each evaluation, each rule)."""
+
+    __slots__ = ("nodes", "_ends", "_calls")
+
+    def __init__(self, function, nested_defs: bool = False):
+        self.nodes: List[nodes.NodeNG] = []
+        self._ends: List[int] = []  # per node, the position after its subtree
+        self._calls: Optional[List[nodes.Call]] = None
+        self._list(function, nested_defs)
+
+    def _list(self, function, nested_defs: bool) -> None:
+        listed, ends = self.nodes, self._ends
+        roots = [function.body] if isinstance(function, nodes.Lambda) else list(function.body)
+        stack: list = list(reversed(roots))
+        while stack:
+            item = stack.pop()
+            if type(item) is int:  # every child of the node listed at `item` is listed
+                ends[item] = len(listed)
+                continue
+            if isinstance(item, nodes.ClassDef):
+                continue
+            position = len(listed)
+            listed.append(item)
+            ends.append(position + 1)
+            if isinstance(item, (nodes.FunctionDef, nodes.AsyncFunctionDef)) and not nested_defs:
+                continue
+            children = list(item.get_children())
+            if isinstance(item, (nodes.Lambda, nodes.FunctionDef, nodes.AsyncFunctionDef)):
+                children = [c for c in children if not isinstance(c, (nodes.Arguments, nodes.Decorators))]
+            stack.append(position)
+            stack.extend(reversed(children))
+
+    def iter(self, skip=()) -> List[nodes.NodeNG]:
+        """The nodes, without the subtrees of the nodes in `skip`."""
+        if not skip:
+            return self.nodes
+        kept = []
+        listed, ends = self.nodes, self._ends
+        position, count = 0, len(listed)
+        while position < count:
+            node = listed[position]
+            if node in skip:
+                position = ends[position]
+                continue
+            kept.append(node)
+            position += 1
+        return kept
+
+    def calls(self, skip=()) -> List[nodes.Call]:
+        """Calls in the body (lambdas included; nested defs are analysed when called), except in
+        statements the compiler skips (`skip`: the untaken side of an `if` on a constant)."""
+        if skip:
+            return [node for node in self.iter(skip) if isinstance(node, nodes.Call)]
+        if self._calls is None:
+            self._calls = [node for node in self.nodes if isinstance(node, nodes.Call)]
+        return self._calls
 
 
 def _bind_arguments(call: nodes.Call, target, values: lattice.FunctionValues, bound: bool) -> Dict[str, lattice.Value]:

@@ -12,7 +12,7 @@ import pytest
 from astroid import nodes
 
 from mslint.resolve import Resolver
-from mslint.scope import NodeIndex
+from mslint.scope import FunctionBody, NodeIndex
 
 SOURCE = '''
 import numpy as np
@@ -121,6 +121,51 @@ def test_the_node_index_walks_a_tree_deeper_than_the_recursion_limit():
         sys.setrecursionlimit(limit)
     assert len(names) == expected
     assert [n.lineno for n in names] == [2] * expected
+
+
+BODY = '''
+def construct(self, x, flag=False):
+    y = self.a(x)
+    if flag:
+        z = self.b(y)
+        return z
+    class Local:
+        def method(self):
+            return helper(1)
+    def inner(t):
+        return self.c(t)
+    f = lambda u=self.d(0): self.e(u)
+    return f(inner(y)) if x else self.g(y)
+'''
+
+
+def _reference_walk(function, nested_defs, skip):
+    """The documented order, written plainly: statements in order, each node before its children."""
+    def walk(node):
+        if isinstance(node, nodes.ClassDef) or node in skip:
+            return
+        yield node
+        if isinstance(node, nodes.FunctionDef) and not nested_defs:
+            return
+        for child in node.get_children():
+            if isinstance(node, (nodes.Lambda, nodes.FunctionDef)) and isinstance(child, (nodes.Arguments, nodes.Decorators)):
+                continue
+            yield from walk(child)
+    for statement in function.body:
+        yield from walk(statement)
+
+
+@pytest.mark.parametrize("nested_defs", [False, True])
+def test_a_function_body_lists_what_a_plain_walk_yields(nested_defs):
+    function = astroid.extract_node(BODY)
+    if_statement = function.body[1]
+    for skip in [(), {if_statement}, {if_statement.body[0]}, {function.body[-1]}]:
+        body = FunctionBody(function, nested_defs)
+        expected = list(_reference_walk(function, nested_defs, skip))
+        assert body.iter(skip) == expected
+        assert body.calls(skip) == [n for n in expected if isinstance(n, nodes.Call)]
+    calls = [call.func.attrname for call in FunctionBody(function).calls() if isinstance(call.func, nodes.Attribute)]
+    assert calls == ["a", "b", "e", "g"]  # not c (an uncalled def), helper (a class), d (a lambda default)
 
 
 if __name__ == "__main__":
