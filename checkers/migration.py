@@ -487,7 +487,7 @@ def _set_from_argument(ctx: ModuleContext, cls: nodes.ClassDef, name: str) -> bo
             if method.name in ("construct", "bprop") or ctx.classes.jit_decorator(method) is not None:
                 continue
             arguments = {a.name for a in method.args.arguments or ()}
-            for target in method.nodes_of_class(nodes.AssignAttr):
+            for target in ctx.classes.attribute_stores(method):
                 value = getattr(target.parent, "value", None)
                 if target.attrname == name and isinstance(value, nodes.Name) and value.name in arguments:
                     return True

@@ -19,6 +19,7 @@ class ClassIndex:
         self.jit_decorators = msn.JIT_DECORATORS | msn.LEGACY_JIT_DECORATORS | frozenset(extra_jit_decorators)
         self._bases: Dict[nodes.ClassDef, List] = {}
         self._is_cell: Dict[nodes.ClassDef, bool] = {}
+        self._attribute_stores: Dict[nodes.NodeNG, List[nodes.AssignAttr]] = {}
 
     # -- hierarchy ---------------------------------------------------------------------
     def base_entries(self, cls: nodes.ClassDef) -> List:
@@ -43,6 +44,14 @@ class ClassIndex:
             order.append(current)
             stack[0:0] = [b for b in self.base_entries(current) if isinstance(b, nodes.ClassDef)]
         return order
+
+    def attribute_stores(self, node) -> List[nodes.AssignAttr]:
+        """Every `<expr>.name = ...` target inside a class or function (several analyses ask
+        what a class stores on self, attribute by attribute)."""
+        found = self._attribute_stores.get(node)
+        if found is None:
+            found = self._attribute_stores[node] = list(node.nodes_of_class(nodes.AssignAttr))
+        return found
 
     def is_cell(self, cls: nodes.ClassDef) -> bool:
         if cls in self._is_cell:

@@ -131,7 +131,7 @@ class ModuleContext:
             from_others: Dict[str, lattice.Value] = {}
             for klass in reversed(self.classes.mro(cls)):
                 methods = [m for m in klass.mymethods() if m.name not in ("construct", "bprop")
-                           and _assigns_self_attribute(m) and self.classes.jit_decorator(m) is None]
+                           and self._assigns_self_attribute(m) and self.classes.jit_decorator(m) is None]
                 for method in methods:
                     params = {name: lattice.CONST for name in lattice.root_params(method, self.resolver)}
                     state = self.interpreter.run(method, params, None)
@@ -149,6 +149,11 @@ class ModuleContext:
             self._facts[cls] = lattice.ClassFacts({**from_others, **from_init})
         return self._facts[cls]
 
+    def _assigns_self_attribute(self, method: nodes.FunctionDef) -> bool:
+        """Whether the method stores anything on `self` (only then can it add a class fact)."""
+        return any(isinstance(target.expr, nodes.Name) and target.expr.name == "self"
+                   for target in self.classes.attribute_stores(method))
+
     def _resolve_class(self, func_expr) -> Optional[nodes.ClassDef]:
         definition = self.resolver.resolve_callable(func_expr)
         return definition if isinstance(definition, nodes.ClassDef) else None
@@ -162,9 +167,3 @@ class ModuleContext:
             message = f"{message} (in {gf.display}, {text})"
             reach = tuple(f"{hop.caller} (line {hop.line})" for hop in gf.reach) + (gf.display,)
         return finding_at(rule, node, message, self.path, reach)
-
-
-def _assigns_self_attribute(method: nodes.FunctionDef) -> bool:
-    """Whether the method stores anything on `self` (only then can it add a class fact)."""
-    return any(isinstance(target.expr, nodes.Name) and target.expr.name == "self"
-               for target in method.nodes_of_class(nodes.AssignAttr))

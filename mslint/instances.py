@@ -449,7 +449,7 @@ class InstanceTracker:
         self._bindings[key] = None
         values = []
         for klass in self.classes.mro(cls):
-            for assign in klass.nodes_of_class(nodes.AssignAttr):
+            for assign in self.classes.attribute_stores(klass):
                 if assign.attrname == attribute.attrname and self._is_self(assign.expr) \
                         and isinstance(assign.parent, nodes.Assign):
                     values.append(assign.parent.value)
@@ -498,7 +498,7 @@ class InstanceTracker:
             values = assigned_values(expr) or []
         elif isinstance(expr, nodes.Attribute) and self._is_self(expr.expr):
             cls = self._enclosing_class(expr)
-            values = [a.parent.value for a in (cls.nodes_of_class(nodes.AssignAttr) if cls else ())
+            values = [a.parent.value for a in (self.classes.attribute_stores(cls) if cls else ())
                       if a.attrname == expr.attrname and isinstance(a.parent, nodes.Assign)]
         return bool(values) and all(isinstance(v, nodes.Call) and self._is_grad_operation(v) for v in values)
 

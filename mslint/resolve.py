@@ -179,11 +179,14 @@ class Resolver:
         return f"{base}.{node.attrname}" if base else None
 
     def lookup(self, node, name: str) -> tuple:
-        """`node.lookup(name)`, answered once per function for names bound outside it.
+        """`node.lookup(name)`, answered once per function (or once per module) for names bound
+        outside the function.
 
         astroid filters assignments by the looking node's position only within the node's
         own frame; a name a function does not bind (`ops`, `nn`, `np`) has the same answer
-        everywhere in that function, and graph code asks about such names thousands of times."""
+        everywhere in that function, and graph code asks about such names thousands of times.
+        When the name is bound only by plain top-level statements of the module, the answer is
+        the same in every function of the module."""
         scope = node.scope()
         if (not isinstance(scope, (nodes.FunctionDef, nodes.Lambda)) or name in scope.locals
                 or node in scope.args.defaults or node in (scope.args.kw_defaults or ())
@@ -192,10 +195,15 @@ class Resolver:
         key = (scope, name)
         found = self._outer_lookups.get(key)
         if found is None:
-            found = node.lookup(name)
+            module_key = _module_wide_key(scope, name)
+            found = self._outer_lookups.get(module_key) if module_key is not None else None
+            if found is None:
+                found = node.lookup(name)
+                if module_key is not None:
+                    self._outer_lookups[module_key] = found
             # `global x` in the function puts its own assignments among the module's, and
             # those are filtered by position: such a name is looked up every time
-            if not any(scope.parent_of(a) for a in scope.root().locals.get(name, ())):
+            if module_key is not None or not any(scope.parent_of(a) for a in scope.root().locals.get(name, ())):
                 self._outer_lookups[key] = found
         return found
 
@@ -326,6 +334,31 @@ class Resolver:
         if from_file and find_project_file(top, os.path.dirname(os.path.abspath(from_file))):
             return PROJECT
         return UNKNOWN
+
+
+# Top-level statements whose bindings astroid's lookup keeps or drops the same way from
+# anywhere inside a function (no branch, loop or handler for it to be inside or outside of).
+_PLAIN_BINDINGS = (nodes.Import, nodes.ImportFrom, nodes.Assign, nodes.AnnAssign, nodes.ClassDef, nodes.FunctionDef)
+
+
+def _module_wide_key(function, name: str) -> Optional[tuple]:
+    """(module, name) when a name used inside `function` (and not bound there) resolves the same
+    from every function of the module: no enclosing function binds it and the module binds it
+    only in plain top-level statements (or not at all: a builtin)."""
+    scope = function.parent.scope() if function.parent is not None else None
+    while scope is not None and not isinstance(scope, nodes.Module):
+        if not isinstance(scope, nodes.ClassDef) and name in scope.locals:
+            return None  # a closure variable: filtered by the inner function's position
+        scope = scope.parent.scope() if scope.parent is not None else None
+    if scope is None:
+        return None
+    for binding in scope.locals.get(name, ()):
+        statement = binding.statement() if isinstance(binding, nodes.AssignName) else binding
+        if not isinstance(statement, _PLAIN_BINDINGS) or statement.parent is not scope:
+            return None
+        if isinstance(binding, nodes.AssignName) and binding.parent is not statement:
+            return None  # `a, b = ...` or `x: int = ...` nested targets: keep astroid's answer
+    return (scope, name)
 
 
 def _only_a_parameter_or_value(node, name: str) -> bool:

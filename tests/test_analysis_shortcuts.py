@@ -19,6 +19,17 @@ import numpy as np
 from mindspore import ops
 P = ops.operations
 
+if P:
+    def first():
+        return mode, np
+    mode = 1
+else:
+    mode = 2
+
+
+def second():
+    return mode, np, a  # no `a` here: a builtin lookup that finds nothing
+
 try:
     import scipy as sp
 except ImportError:
@@ -86,17 +97,26 @@ def test_qualified_names_are_those_of_a_resolver_without_shortcuts(monkeypatch):
     slow = {(n.lineno, n.col_offset): Resolver().qualname(n) for n in _names(module)}
     assert fast == slow
     by_text = {(n.lineno, n.name): fast[(n.lineno, n.col_offset)] for n in _names(module)}
-    assert by_text[(29, "np")] == "numpy"
-    assert by_text[(30, "P")] == "mindspore.ops.operations"
-    assert by_text[(32, "alias")] == "mindspore.ops.relu"
-    assert by_text[(29, "x")] is None  # a parameter
-    assert by_text[(28, "x")] == "mindspore.ops.relu"  # the default `z=x` is the class's x
+    assert by_text[(40, "np")] == "numpy"
+    assert by_text[(41, "P")] == "mindspore.ops.operations"
+    assert by_text[(43, "alias")] == "mindspore.ops.relu"
+    assert by_text[(40, "x")] is None  # a parameter
+    assert by_text[(39, "x")] == "mindspore.ops.relu"  # the default `z=x` is the class's x
+
+
+def test_a_name_bound_in_a_branch_is_looked_up_per_function():
+    module = astroid.parse(SOURCE)
+    uses = [n for n in module.nodes_of_class(nodes.Name) if n.name == "mode"]
+    assert len({tuple(use.lookup("mode")[1]) for use in uses}) == 2  # first() sees only `mode = 1`
+    resolver = Resolver()
+    for use in uses + uses:
+        assert _as_comparable(resolver.lookup(use, "mode")) == _as_comparable(use.lookup("mode"))
 
 
 def test_a_global_declaration_keeps_the_lookup_positional():
     module = astroid.parse(SOURCE)
     resolver = Resolver()
-    bump = module.body[5]
+    bump = module.body[7]
     uses = [n for n in bump.nodes_of_class(nodes.Name) if n.name == "counter"]
     assert len({tuple(use.lookup("counter")[1]) for use in uses}) == 2  # the branches see different bindings
     for use in uses:
