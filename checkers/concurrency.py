@@ -72,9 +72,9 @@ def _call_target(ctx: ModuleContext, call: nodes.Call, gf) -> Optional[str]:
     if owns(qualname):
         return qualname
     func = call.func
-    if isinstance(func, nodes.Attribute) and not _bound_here(func.expr, gf):
+    if isinstance(func, nodes.Attribute):
         cls = _object_class(ctx, func.expr, gf)
-        if cls is not None:
+        if cls is not None and not _bound_here(func.expr, gf):  # (the lookup only when it matters)
             return f"{cls}.{func.attrname}"
     return None
 

@@ -202,6 +202,11 @@ class GraphScope:
         key = (function, nested_defs)
         found = self._bodies.get(key)
         if found is None:
+            if nested_defs:  # the same nodes unless the body has a nested def
+                compiled = self.body(function)
+                if not compiled.has_nested_defs():
+                    self._bodies[key] = compiled
+                    return compiled
             found = self._bodies[key] = FunctionBody(function, nested_defs)
         return found
 
@@ -515,6 +520,9 @@ class FunctionBody:
             kept.append(node)
             position += 1
         return kept
+
+    def has_nested_defs(self) -> bool:
+        return any(isinstance(node, (nodes.FunctionDef, nodes.AsyncFunctionDef)) for node in self.nodes)
 
     def calls(self, skip=()) -> List[nodes.Call]:
         """Calls in the body (lambdas included; nested defs are analysed when called), except in
