@@ -101,6 +101,11 @@ class NodeIndex:
         return self._asked[classes]
 
 
+# Node types with no children: listed without a call of their own (about a third of all nodes).
+_LEAVES = frozenset({nodes.Name, nodes.Const, nodes.AssignName, nodes.DelName, nodes.Pass, nodes.Break,
+                     nodes.Continue, nodes.Global, nodes.Nonlocal, nodes.Import, nodes.ImportFrom})
+
+
 def _preorder(root: nodes.NodeNG) -> List[nodes.NodeNG]:
     # recursion is about twice as fast as an explicit stack here (this walks every module)
     order: List[nodes.NodeNG] = []
@@ -109,7 +114,10 @@ def _preorder(root: nodes.NodeNG) -> List[nodes.NodeNG]:
     def walk(node):
         append(node)
         for child in node.get_children():
-            walk(child)
+            if type(child) in _LEAVES:
+                append(child)
+            else:
+                walk(child)
 
     walk(root)
     return order
@@ -471,6 +479,9 @@ def iter_body_nodes(function, nested_defs: bool = False, skip=()) -> Iterator[no
     return iter(FunctionBody(function, nested_defs).iter(skip))
 
 
+_NOT_BODY = (nodes.Arguments, nodes.Decorators)  # parts of a def or lambda that are not its body
+
+
 class FunctionBody:
     """The nodes of a function body as `iter_body_nodes` yields them, listed once: the scope
     and the rules walk each graph function's body several times (each evaluation, each rule)."""
@@ -484,6 +495,41 @@ class FunctionBody:
         self._list(function, nested_defs)
 
     def _list(self, function, nested_defs: bool) -> None:
+        try:
+            self._list_recursively(function, nested_defs)
+        except RecursionError:  # a pathologically deep expression: list it without recursion
+            del self.nodes[:], self._ends[:]
+            self._list_with_a_stack(function, nested_defs)
+
+    def _list_recursively(self, function, nested_defs: bool) -> None:
+        listed, ends = self.nodes, self._ends
+        leaves, functions, skipped = _LEAVES, (nodes.FunctionDef, nodes.AsyncFunctionDef), _NOT_BODY
+
+        def walk(node):
+            position = len(listed)
+            listed.append(node)
+            ends.append(position + 1)
+            if isinstance(node, functions):
+                if not nested_defs:
+                    return
+                children = [c for c in node.get_children() if not isinstance(c, skipped)]
+            elif isinstance(node, nodes.Lambda):
+                children = [c for c in node.get_children() if not isinstance(c, skipped)]
+            else:
+                children = node.get_children()
+            for child in children:
+                if type(child) in leaves:
+                    listed.append(child)
+                    ends.append(len(listed))
+                elif not isinstance(child, nodes.ClassDef):
+                    walk(child)
+            ends[position] = len(listed)
+
+        for root in ([function.body] if isinstance(function, nodes.Lambda) else function.body):
+            if not isinstance(root, nodes.ClassDef):
+                walk(root)
+
+    def _list_with_a_stack(self, function, nested_defs: bool) -> None:
         listed, ends = self.nodes, self._ends
         roots = [function.body] if isinstance(function, nodes.Lambda) else list(function.body)
         stack: list = list(reversed(roots))
@@ -501,7 +547,7 @@ class FunctionBody:
                 continue
             children = list(item.get_children())
             if isinstance(item, (nodes.Lambda, nodes.FunctionDef, nodes.AsyncFunctionDef)):
-                children = [c for c in children if not isinstance(c, (nodes.Arguments, nodes.Decorators))]
+                children = [c for c in children if not isinstance(c, _NOT_BODY)]
             stack.append(position)
             stack.extend(reversed(children))
 

@@ -12,7 +12,7 @@ import pytest
 from astroid import nodes
 
 from mslint.resolve import Resolver
-from mslint.scope import FunctionBody, NodeIndex
+from mslint.scope import _LEAVES, FunctionBody, NodeIndex
 
 SOURCE = '''
 import numpy as np
@@ -130,6 +130,19 @@ def test_the_node_index_lists_nodes_as_astroid_does():
         assert index.of(*kinds) == list(module.nodes_of_class(kinds))
 
 
+def test_the_node_types_the_walk_treats_as_leaves_have_no_children():
+    module = astroid.parse(SOURCE + "\nfor i in range(2):\n    del x\n    if i:\n        continue\n    break\n"
+                                    "def g():\n    nonlocal_ = 1\n    pass\n")
+    found = {type(node) for node in module.nodes_of_class(nodes.NodeNG)}
+    assert _LEAVES - {nodes.Nonlocal} <= found  # (nonlocal needs an enclosing function: checked by its fields)
+    for node in module.nodes_of_class(tuple(_LEAVES)):
+        assert list(node.get_children()) == []
+    for kind in _LEAVES:
+        assert kind._astroid_fields == ()
+    index = NodeIndex(module)
+    assert index.of(nodes.NodeNG) == list(module.nodes_of_class(nodes.NodeNG))
+
+
 def test_the_node_index_walks_a_tree_deeper_than_the_recursion_limit():
     module = astroid.parse("def f(x):\n    return " + " + ".join(["x"] * 400) + "\n")
     expected = 400
@@ -137,10 +150,12 @@ def test_the_node_index_walks_a_tree_deeper_than_the_recursion_limit():
     sys.setrecursionlimit(200)  # far below the tree's depth: the index falls back to its own stack
     try:
         names = NodeIndex(module).of(nodes.Name)
+        body = FunctionBody(module.body[0]).nodes
     finally:
         sys.setrecursionlimit(limit)
     assert len(names) == expected
     assert [n.lineno for n in names] == [2] * expected
+    assert body == list(_reference_walk(module.body[0], False, ()))
 
 
 BODY = '''
