@@ -17,7 +17,7 @@ from mslint.scope import GraphFunction, GraphScope, NodeIndex
 class ModuleContext:
     """One module, its graph scope and constant lattice, and helpers rules use to report."""
 
-    def __init__(self, module: nodes.Module, path: str, config: Config):
+    def __init__(self, module: nodes.Module, path: str, config: Config, index: Optional[NodeIndex] = None):
         self.module = module
         self.path = path
         self.config = config
@@ -28,7 +28,7 @@ class ModuleContext:
                                               self.classes.lookup_method)
         self._facts: Dict[nodes.ClassDef, lattice.ClassFacts] = {}
         self._scope: Optional[GraphScope] = None
-        self._index: Optional[NodeIndex] = None
+        self._index: Optional[NodeIndex] = index  # (the plugin passes one filled by pylint's walk)
         self._nodes_cache: Dict[object, object] = {}  # graph-node lists, and where each type is in them
         self.memo: Dict[str, object] = {}  # shared results between rules of a family
 

@@ -2,7 +2,9 @@
 
 One checker per rule family (pylint wants each checker's ids in one band: E81xx, E82xx,
 ...), all named `mslint`, so `--disable=all --enable=mslint` runs exactly mslint.  The
-analysis of a module is computed once and shared by every family's checker.
+analysis of a module is computed once, when pylint leaves the module, and shared by every
+family's checker; the MS0 checker collects, during pylint's own walk of the tree, the nodes
+the analysis looks up by type, so the analysis does not walk the tree a second time.
 """
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import gc
 import os
 from typing import Dict, List, Optional, Tuple
 
+from astroid import nodes
 from pylint.checkers import BaseChecker
 from pylint.constants import WarningScope
 from pylint.interfaces import HIGH
@@ -22,6 +25,7 @@ from mslint.cache import ResultCache, cache_directory
 from mslint.resolve import module_name_for_file
 from mslint.runner import may_hold_graph_code, unsuppressed
 from mslint.rules import BAD_CONFIGURATION, TOOL_RULES, Rule, registry
+from mslint.scope import NodeIndex
 
 CHECKER_NAME = "mslint"
 
@@ -34,6 +38,8 @@ class _RunState:
         self.reported_config_errors: set = set()
         self.module = None
         self.findings: List[Finding] = []
+        self.walking = None  # the module whose nodes `walked` holds (pylint's walk, in progress or done)
+        self.walked: list = []
         self.caches: Dict[str, Optional[ResultCache]] = {}
 
     def cached_findings(self, module, path: str, config: config_module.Config) -> Optional[List[Finding]]:
@@ -100,8 +106,9 @@ def _module_findings(linter, module) -> List[Finding]:
     elif may_hold_graph_code(source, config):  # the command's text pre-filter (mslint.runner)
         saved = gc.get_threshold()
         gc.set_threshold(50000, 20, 100)  # astroid-heavy work: see mslint.runner
+        index = NodeIndex(module, _STATE.walked, WALKED_TYPES) if _STATE.walking is module else None
         try:
-            findings = check_module(ModuleContext(module, path, config), enabled)
+            findings = check_module(ModuleContext(module, path, config, index), enabled)
         finally:
             gc.set_threshold(*saved)
     if error and error not in _STATE.reported_config_errors:
@@ -109,6 +116,7 @@ def _module_findings(linter, module) -> List[Finding]:
         findings.append(Finding(BAD_CONFIGURATION, path, 1, 0, None, None, error))
     findings = unsuppressed(findings, source, config, path, honour_pylint=False)
     _STATE.module, _STATE.findings = module, sorted(findings, key=Finding.sort_key)
+    _STATE.walking, _STATE.walked = None, []
     return _STATE.findings
 
 
@@ -127,7 +135,7 @@ class _FamilyChecker(BaseChecker):
     name = CHECKER_NAME
     rules: Tuple[Rule, ...] = ()
 
-    def visit_module(self, node) -> None:
+    def leave_module(self, node) -> None:
         codes = {rule.code for rule in self.rules}
         for finding in _module_findings(self.linter, node):
             if finding.code in codes:
@@ -144,8 +152,26 @@ def checker_for_family(family) -> type:
     return type(f"Mslint{rules[0].family}Checker", (_FamilyChecker,), {"rules": rules, "msgs": _msgs(rules)})
 
 
+# The node types the analysis asks a module for (mslint.scope.NodeIndex.of); any other type
+# makes the index walk the tree itself, so this list only has to be complete to be fast.
+WALKED_TYPES = frozenset({nodes.Call, nodes.ClassDef, nodes.FunctionDef, nodes.AsyncFunctionDef, nodes.AssignAttr,
+                          nodes.Import, nodes.ImportFrom, nodes.Attribute})
+
+
 class ToolChecker(_FamilyChecker):
-    """MS0xx: internal errors, incomplete analyses, bad configuration."""
+    """MS0xx: internal errors, incomplete analyses, bad configuration; and the node collector.
+
+    (The collector lives here because pylint only walks with checkers that have an enabled
+    message; with every MS0 message disabled, the analysis walks the tree itself.)"""
 
     rules = TOOL_RULES
     msgs = _msgs(TOOL_RULES)
+
+    def visit_module(self, node) -> None:
+        _STATE.walking, _STATE.walked = node, []
+
+    def _collect(self, node) -> None:
+        _STATE.walked.append(node)
+
+    visit_call = visit_classdef = visit_functiondef = visit_asyncfunctiondef = visit_assignattr = _collect
+    visit_import = visit_importfrom = visit_attribute = _collect

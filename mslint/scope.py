@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Dict, Iterator, List, Optional, Set, Tuple
+from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 
 from astroid import nodes
 
@@ -78,24 +78,45 @@ class NodeIndex:
     """Every node of a module by type, in document order, from one walk of the tree: rules
     and analyses ask for a module's calls, classes or imports many times."""
 
-    def __init__(self, root: nodes.NodeNG):
-        try:
-            self._order = _preorder(root)
-        except RecursionError:  # a pathologically deep expression: walk it without recursion
-            self._order = _preorder_iterative(root)
+    def __init__(self, root: nodes.NodeNG, walked: Optional[List[nodes.NodeNG]] = None,
+                 covered: FrozenSet[type] = frozenset()):
+        """`walked`: the nodes of the types in `covered`, in document order, as a walk of the
+        same tree already found them (pylint's own walk, in the plugin); asking for any other
+        type walks the tree then."""
+        self._root = root
+        self._covered = covered
         self._by_type: Dict[type, List[int]] = {}
-        by_type = self._by_type
-        for position, node in enumerate(self._order):
+        self._order: List[nodes.NodeNG] = []
+        self._asked: Dict[Tuple[type, ...], List[nodes.NodeNG]] = {}
+        if walked is None:
+            self._walk_everything()
+        else:
+            self._file(walked)
+
+    def _walk_everything(self) -> None:
+        try:
+            walked = _preorder(self._root)
+        except RecursionError:  # a pathologically deep expression: walk it without recursion
+            walked = _preorder_iterative(self._root)
+        self._covered = _TREE_NODE_CLASSES
+        self._asked = {}
+        self._file(walked)
+
+    def _file(self, walked: List[nodes.NodeNG]) -> None:
+        self._order = walked
+        by_type = self._by_type = {}
+        for position, node in enumerate(walked):
             found = by_type.get(type(node))
             if found is None:
                 by_type[type(node)] = [position]
             else:
                 found.append(position)
-        self._asked: Dict[Tuple[type, ...], List[nodes.NodeNG]] = {}
 
     def of(self, *classes: type) -> List[nodes.NodeNG]:
         """What `root.nodes_of_class(classes)` yields (subclasses included, document order)."""
         if classes not in self._asked:
+            if not node_classes_of(classes) <= self._covered:
+                self._walk_everything()  # a type the walk that filled the index did not collect
             positions = sorted(p for kind, found in self._by_type.items() if issubclass(kind, classes) for p in found)
             self._asked[classes] = [self._order[p] for p in positions]
         return self._asked[classes]
@@ -104,6 +125,16 @@ class NodeIndex:
 # Node types with no children: listed without a call of their own (about a third of all nodes).
 _LEAVES = frozenset({nodes.Name, nodes.Const, nodes.AssignName, nodes.DelName, nodes.Pass, nodes.Break,
                      nodes.Continue, nodes.Global, nodes.Nonlocal, nodes.Import, nodes.ImportFrom})
+
+
+# The node classes a parsed tree can hold (astroid also subclasses some for inference results,
+# e.g. FunctionDef for properties, which never appear in a tree).
+_TREE_NODE_CLASSES = frozenset(kind for kind in nodes.ALL_NODE_CLASSES if isinstance(kind, type))
+
+
+def node_classes_of(classes: Tuple[type, ...]) -> FrozenSet[type]:
+    """The tree node classes that `isinstance(node, classes)` accepts."""
+    return frozenset(kind for kind in _TREE_NODE_CLASSES if issubclass(kind, classes))
 
 
 def _preorder(root: nodes.NodeNG) -> List[nodes.NodeNG]:
@@ -186,7 +217,8 @@ class GraphScope:
         self.graph_mode = graph_mode
         self.strict = strict
         self._index = index if index is not None else NodeIndex(module)
-        self.mode = program_mode(module, resolver, self._index.of(nodes.Call))
+        # (an empty scope, what is left after the analysis failed, must not fail in turn)
+        self.mode = program_mode(module, resolver, self._index.of(nodes.Call)) if build else None
         self.functions: List[GraphFunction] = []
         self.incomplete = False
         self._by_key: Dict[tuple, GraphFunction] = {}

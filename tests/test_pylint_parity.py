@@ -83,3 +83,49 @@ def test_every_rule_page_example_gives_identical_findings_in_both_front_ends(tmp
     plugin = {(m["path"], m["line"], m["column"] + 1, m["symbol"]) for m in json.loads(from_pylint.stdout)["messages"]}
     assert cli == plugin
     assert {symbol for *_, symbol in cli} >= {r.symbol for r in registry() if r.check is not None}
+
+
+def test_the_index_filled_by_pylints_walk_lists_what_a_walk_of_its_own_lists(parity_project, monkeypatch):
+    """In pylint the analysis gets the module's calls, classes, imports... from pylint's own
+    walk (collected by the MS0 checker) instead of walking the tree again."""
+    from astroid import nodes
+    from pylint.lint import Run
+
+    import mslint.pylint_plugin as plugin
+    from mslint.scope import NodeIndex, node_classes_of
+
+    assert node_classes_of(tuple(plugin.WALKED_TYPES)) == plugin.WALKED_TYPES  # pylint dispatches by class name
+    seen = []
+    original = plugin.ModuleContext
+
+    def recording(module, path, config, index=None):
+        assert index is not None  # the walk filled it
+        full = NodeIndex(module)
+        for kinds in [(nodes.Call,), (nodes.ClassDef,), (nodes.FunctionDef,), (nodes.AssignAttr,),
+                      (nodes.Import, nodes.ImportFrom, nodes.Attribute)]:
+            assert index.of(*kinds) == full.of(*kinds), (path, kinds)
+        assert index.of(nodes.Name) == full.of(nodes.Name)  # not collected: the index walks then
+        seen.append(os.path.basename(path))
+        return original(module, path, config, index)
+
+    monkeypatch.setattr(plugin, "ModuleContext", recording)
+    monkeypatch.chdir(parity_project)
+    Run(["--load-plugins=mslint", "--disable=all", "--enable=mslint", "src"], exit=False)
+    assert sorted(seen) == ["base.py", "model.py"]
+
+
+def test_without_the_ms0_checker_the_analysis_walks_the_tree_itself(parity_project):
+    """pylint walks only with checkers that have an enabled message: with MS0 off, nothing
+    collects the nodes, and the findings are still those of the command."""
+    expected, _ = _mslint(parity_project)
+    result = subprocess.run(
+        [sys.executable, "-m", "pylint", "--load-plugins=mslint", "--disable=all", "--enable=mslint",
+         "--disable=" + ",".join(rule.symbol for rule in _tool_rules()), "--output-format=json2", "src"],
+        cwd=parity_project, capture_output=True, text=True)
+    messages = json.loads(result.stdout)["messages"]
+    assert {(m["path"], m["line"], m["column"] + 1, m["symbol"]) for m in messages} == expected
+
+
+def _tool_rules():
+    from mslint.rules import TOOL_RULES
+    return TOOL_RULES
