@@ -21,7 +21,7 @@ from mslint.context import ModuleContext
 from mslint.findings import Finding, shown
 from mslint.lattice import Value
 from mslint.rules import Rule, implements
-from mslint.scope import GraphFunction, iter_body_nodes, local_bindings
+from mslint.scope import GraphFunction, local_bindings
 
 DYNAMIC_SHAPE_OP = Rule(
     "MS401", "dynamic-shape-op", "warning",
@@ -310,12 +310,12 @@ def _is_producer(ctx: ModuleContext, op: _Call, gf: GraphFunction) -> bool:
         return False
     if ctx.value(call, gf).is_const:
         return False  # built from constants only: folded at compile time
-    if op.name in _UNIQUE and _only_inverse_used(call, gf):
+    if op.name in _UNIQUE and _only_inverse_used(ctx, call, gf):
         return False
     return True
 
 
-def _only_inverse_used(call: nodes.Call, gf: GraphFunction) -> bool:
+def _only_inverse_used(ctx: ModuleContext, call: nodes.Call, gf: GraphFunction) -> bool:
     """`_, idx = ops.unique(x)` or `ops.unique(x)[1]`: the inverse indices have the input's shape."""
     parent = call.parent
     if isinstance(parent, nodes.Subscript) and parent.value is call:
@@ -326,7 +326,7 @@ def _only_inverse_used(call: nodes.Call, gf: GraphFunction) -> bool:
         if not isinstance(first, nodes.AssignName):
             return False
         return first.name == "_" or not any(
-            isinstance(n, nodes.Name) and n.name == first.name for n in iter_body_nodes(gf.node))
+            isinstance(n, nodes.Name) and n.name == first.name for n in ctx.scope.body(gf.node).nodes)
     return False
 
 
@@ -420,8 +420,8 @@ def _branch_bindings(body) -> Dict[str, nodes.NodeNG]:
     return bound
 
 
-def _bound_before(if_node: nodes.If, name: str, gf: GraphFunction) -> bool:
-    for node in iter_body_nodes(gf.node):
+def _bound_before(ctx: ModuleContext, if_node: nodes.If, name: str, gf: GraphFunction) -> bool:
+    for node in ctx.scope.body(gf.node).nodes:
         if isinstance(node, nodes.AssignName) and node.name == name and (node.lineno or 0) < if_node.lineno:
             return True
     args = getattr(gf.node, "args", None)
@@ -444,7 +444,7 @@ def check_shape_divergent_branches(ctx: ModuleContext) -> Iterator[Finding]:
                 differs = is_dynamic(then[name]) != is_dynamic(orelse[name])
             else:
                 only = then.get(name, orelse.get(name))
-                differs = is_dynamic(only) and _bound_before(if_node, name, gf)
+                differs = is_dynamic(only) and _bound_before(ctx, if_node, name, gf)
             if differs:
                 yield ctx.finding(
                     SHAPE_DIVERGENT_BRANCHES, if_node.test,

@@ -11,7 +11,7 @@ from mslint.config import Config
 from mslint.findings import Finding, finding_at
 from mslint.resolve import Resolver
 from mslint.rules import Rule
-from mslint.scope import GraphFunction, GraphScope, NodeIndex
+from mslint.scope import GraphFunction, GraphScope, NodeIndex, TypePositions
 
 
 class ModuleContext:
@@ -83,22 +83,12 @@ class ModuleContext:
             return
         wanted = (key,) + types  # each rule asks for a few node types, many times: filter once
         if wanted not in self._nodes_cache:
-            positions = self._positions_by_type(key)
-            chosen = sorted(i for kind, found in positions.items() if issubclass(kind, types) for i in found)
             everything = self._nodes_cache[key]
-            self._nodes_cache[wanted] = [everything[i] for i in chosen]
+            by_type_key = ("by type", key)
+            if by_type_key not in self._nodes_cache:
+                self._nodes_cache[by_type_key] = TypePositions([node for node, _ in everything])
+            self._nodes_cache[wanted] = [everything[i] for i in self._nodes_cache[by_type_key].of(types)]
         yield from self._nodes_cache[wanted]
-
-    def _positions_by_type(self, key: str) -> Dict[type, List[int]]:
-        """Where each node type occurs in the graph-node list `key` (so a rule's filter costs
-        what it finds, not a pass over every node)."""
-        by_type_key = ("by type", key)
-        if by_type_key not in self._nodes_cache:
-            positions: Dict[type, List[int]] = {}
-            for index, (node, _) in enumerate(self._nodes_cache[key]):
-                positions.setdefault(type(node), []).append(index)
-            self._nodes_cache[by_type_key] = positions
-        return self._nodes_cache[by_type_key]
 
     def value(self, node, gf: GraphFunction) -> lattice.Value:
         """The lattice value of an expression in graph function `gf`."""

@@ -121,8 +121,8 @@ def join(*values: Value) -> Value:
     if not values:
         return UNKNOWN
     first = values[0]
-    if len(values) == 1 or (all(v is first for v in values) and (first.cls is not None or first.node is None)):
-        return first  # (joining keeps a class node only with its class name)
+    if len(values) == 1 or (all(v is first for v in values) and _joins_to_itself(first)):
+        return first
     kind = max(v.kind for v in values)
     tags = frozenset.intersection(*(v.tags for v in values))
     # `self.head = None` on one path and `self.head = Head()` on another: still a Head when called
@@ -133,6 +133,11 @@ def join(*values: Value) -> Value:
     if all(v.elements is not None and len(v.elements) == len(first.elements) for v in values):
         elements = tuple(join(*parts) for parts in zip(*(v.elements for v in values)))
     return Value(kind, tags, cls, elements, node)
+
+
+def _joins_to_itself(value: Value) -> bool:
+    """Whether join(value, value) is value: joining keeps a class node only with its class name."""
+    return value.cls is not None or value.node is None
 
 
 def join_args(values: Iterable[Value]) -> Kind:
@@ -748,7 +753,7 @@ def _join_envs(*envs: Dict[str, Value]) -> Dict[str, Value]:
             other = joined.get(key)
             if other is None:
                 joined[key] = value
-            elif other is not value or (value.cls is None and value.node is not None):
+            elif other is not value or not _joins_to_itself(value):
                 joined[key] = join(value, other)
         return joined
     keys = set().union(*envs)

@@ -23,7 +23,7 @@ from mslint.engine import check_module
 from mslint.findings import Finding
 from mslint.cache import ResultCache, cache_directory
 from mslint.resolve import module_name_for_file
-from mslint.runner import may_hold_graph_code, unsuppressed
+from mslint.runner import GC_THRESHOLDS, may_hold_graph_code, unsuppressed
 from mslint.rules import BAD_CONFIGURATION, TOOL_RULES, Rule, registry
 from mslint.scope import NodeIndex
 
@@ -42,23 +42,22 @@ class _RunState:
         self.walked: list = []
         self.caches: Dict[str, Optional[ResultCache]] = {}
 
-    def cached_findings(self, module, path: str, config: config_module.Config) -> Optional[List[Finding]]:
-        """The command's cached findings for this file, if its result cache holds valid ones.
+    def cached_findings(self, module, path: str, config: config_module.Config,
+                        source: bytes) -> Optional[List[Finding]]:
+        """The command's cached findings for this source of the file, if its result cache holds
+        valid ones.
 
         The plugin only reads the cache: pylint builds star-imported modules itself, so the
         plugin cannot record every module an analysis read, which a cache entry needs."""
         directory = cache_directory(config.root)
-        key = os.path.join(directory, ResultCache.namespace(config))  # one cache file, loaded once
+        namespace = ResultCache.namespace(config)
+        key = os.path.join(directory, namespace)  # one cache file, loaded once
         if key not in self.caches:
-            self.caches[key] = ResultCache(directory, ResultCache.namespace(config)) if os.path.isdir(directory) else None
+            self.caches[key] = ResultCache(directory, namespace) if os.path.isdir(directory) else None
         cache = self.caches[key]
         if cache is None or not module.file or not os.path.isfile(module.file):
             return None
-        try:
-            with open(module.file, "rb") as handle:
-                digest = cache.hashes.remember(module.file, handle.read())
-        except OSError:
-            return None
+        digest = cache.hashes.remember(module.file, source)
         return cache.lookup(path, digest, module_name_for_file(module.file))
 
     def config_for(self, path: str) -> Tuple[config_module.Config, Optional[str]]:
@@ -78,14 +77,18 @@ class _RunState:
 _STATE = _RunState()
 
 
-def _source_text(module) -> str:
+def _source_bytes(module) -> bytes:
+    """The source pylint is checking: what it was given (an editor's buffer), else the file."""
     data = getattr(module, "file_bytes", None)
     if data is None and module.file and os.path.isfile(module.file):
-        with open(module.file, "rb") as handle:
-            data = handle.read()
-    if isinstance(data, bytes):
-        return data.decode("utf-8", errors="replace")
-    return data or ""
+        try:
+            with open(module.file, "rb") as handle:
+                data = handle.read()
+        except OSError:
+            data = None
+    if isinstance(data, str):
+        return data.encode("utf-8")
+    return data or b""
 
 
 def _module_findings(linter, module) -> List[Finding]:
@@ -98,14 +101,15 @@ def _module_findings(linter, module) -> List[Finding]:
     for rule in registry():
         if not linter.is_message_enabled(rule.pylint_id):
             enabled[rule.code] = False
-    source = _source_text(module)
+    data = _source_bytes(module)
+    source = data.decode("utf-8", errors="replace")
     findings = []
-    cached = _STATE.cached_findings(module, path, config)
+    cached = _STATE.cached_findings(module, path, config, data)
     if cached is not None:
         findings = [f for f in cached if enabled.get(f.code)]
     elif may_hold_graph_code(source, config):  # the command's text pre-filter (mslint.runner)
         saved = gc.get_threshold()
-        gc.set_threshold(50000, 20, 100)  # astroid-heavy work: see mslint.runner
+        gc.set_threshold(*GC_THRESHOLDS)  # astroid-heavy work: see mslint.runner
         index = NodeIndex(module, _STATE.walked, WALKED_TYPES) if _STATE.walking is module else None
         try:
             findings = check_module(ModuleContext(module, path, config, index), enabled)
@@ -173,5 +177,7 @@ class ToolChecker(_FamilyChecker):
     def _collect(self, node) -> None:
         _STATE.walked.append(node)
 
-    visit_call = visit_classdef = visit_functiondef = visit_asyncfunctiondef = visit_assignattr = _collect
-    visit_import = visit_importfrom = visit_attribute = _collect
+
+for _kind in WALKED_TYPES:  # pylint calls visit_<class name in lower case>
+    setattr(ToolChecker, f"visit_{_kind.__name__.lower()}", ToolChecker._collect)
+del _kind

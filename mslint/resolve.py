@@ -189,8 +189,7 @@ class Resolver:
         the same in every function of the module."""
         scope = node.scope()
         if (not isinstance(scope, (nodes.FunctionDef, nodes.Lambda)) or name in scope.locals
-                or node in scope.args.defaults or node in (scope.args.kw_defaults or ())
-                or node.statement() is scope):
+                or _is_default(node, scope) or node.statement() is scope):
             return node.lookup(name)  # a local name, or a default, decorator or annotation
         key = (scope, name)
         found = self._outer_lookups.get(key)
@@ -361,6 +360,11 @@ def _module_wide_key(function, name: str) -> Optional[tuple]:
     return (scope, name)
 
 
+def _is_default(node, function) -> bool:
+    """A parameter's default value itself: astroid looks it up from the enclosing scope."""
+    return node in function.args.defaults or node in (function.args.kw_defaults or ())
+
+
 def _only_a_parameter_or_value(node, name: str) -> bool:
     """Whether a name is local to its function and bound only by parameters (at least one) and
     assignments that are not aliases: its qualified name is then None wherever it is used.
@@ -371,7 +375,7 @@ def _only_a_parameter_or_value(node, name: str) -> bool:
     if not isinstance(scope, (nodes.FunctionDef, nodes.Lambda)):
         return False
     bindings = scope.locals.get(name)
-    if not bindings or node in scope.args.defaults or node in (scope.args.kw_defaults or ()):
+    if not bindings or _is_default(node, scope):
         return False
     parameter = False
     for binding in bindings:

@@ -74,6 +74,25 @@ def function_display(function, self_class: Optional[nodes.ClassDef]) -> str:
     return function.name
 
 
+class TypePositions:
+    """Where each node type occurs in a list of nodes, so that asking for a few types costs
+    what it finds rather than a pass over the whole list."""
+
+    def __init__(self, listed: List[nodes.NodeNG]):
+        self._by_type: Dict[type, List[int]] = {}
+        by_type = self._by_type
+        for position, node in enumerate(listed):
+            found = by_type.get(type(node))
+            if found is None:
+                by_type[type(node)] = [position]
+            else:
+                found.append(position)
+
+    def of(self, classes: Tuple[type, ...]) -> List[int]:
+        """The positions of the nodes `isinstance(node, classes)` accepts, in list order."""
+        return sorted(p for kind, found in self._by_type.items() if issubclass(kind, classes) for p in found)
+
+
 class NodeIndex:
     """Every node of a module by type, in document order, from one walk of the tree: rules
     and analyses ask for a module's calls, classes or imports many times."""
@@ -85,13 +104,11 @@ class NodeIndex:
         type walks the tree then."""
         self._root = root
         self._covered = covered
-        self._by_type: Dict[type, List[int]] = {}
-        self._order: List[nodes.NodeNG] = []
+        self._order: List[nodes.NodeNG] = walked or []
+        self._positions = TypePositions(self._order)
         self._asked: Dict[Tuple[type, ...], List[nodes.NodeNG]] = {}
         if walked is None:
             self._walk_everything()
-        else:
-            self._file(walked)
 
     def _walk_everything(self) -> None:
         try:
@@ -100,25 +117,15 @@ class NodeIndex:
             walked = _preorder_iterative(self._root)
         self._covered = _TREE_NODE_CLASSES
         self._asked = {}
-        self._file(walked)
-
-    def _file(self, walked: List[nodes.NodeNG]) -> None:
         self._order = walked
-        by_type = self._by_type = {}
-        for position, node in enumerate(walked):
-            found = by_type.get(type(node))
-            if found is None:
-                by_type[type(node)] = [position]
-            else:
-                found.append(position)
+        self._positions = TypePositions(walked)
 
     def of(self, *classes: type) -> List[nodes.NodeNG]:
         """What `root.nodes_of_class(classes)` yields (subclasses included, document order)."""
         if classes not in self._asked:
             if not node_classes_of(classes) <= self._covered:
                 self._walk_everything()  # a type the walk that filled the index did not collect
-            positions = sorted(p for kind, found in self._by_type.items() if issubclass(kind, classes) for p in found)
-            self._asked[classes] = [self._order[p] for p in positions]
+            self._asked[classes] = [self._order[p] for p in self._positions.of(classes)]
         return self._asked[classes]
 
 
@@ -216,8 +223,9 @@ class GraphScope:
         self.interpreter = interpreter
         self.graph_mode = graph_mode
         self.strict = strict
-        self._index = index if index is not None else NodeIndex(module)
-        # (an empty scope, what is left after the analysis failed, must not fail in turn)
+        if index is None and build:  # (an empty scope, what is left after a failure, needs none)
+            index = NodeIndex(module)
+        self._index = index
         self.mode = program_mode(module, resolver, self._index.of(nodes.Call)) if build else None
         self.functions: List[GraphFunction] = []
         self.incomplete = False
@@ -238,7 +246,7 @@ class GraphScope:
         return [gf for gf in self.functions if gf.node.root() is self.module]
 
     def body(self, function, nested_defs: bool = False) -> FunctionBody:
-        """A graph function's body nodes (see iter_body_nodes), listed once per module analysis."""
+        """A graph function's body nodes (see FunctionBody), listed once per module analysis."""
         key = (function, nested_defs)
         found = self._bodies.get(key)
         if found is None:
@@ -503,20 +511,16 @@ def local_bindings(node, function) -> List[nodes.NodeNG]:
     return list(assigns) if scope is function else []
 
 
-def iter_body_nodes(function, nested_defs: bool = False, skip=()) -> Iterator[nodes.NodeNG]:
-    """Every node of a function body, lambdas included, in source order.
-
-    A nested `def` is yielded itself but (unless `nested_defs`) not its body: MindSpore
-    compiles it only when it is called, and then the scope analyses it as a function of its own."""
-    return iter(FunctionBody(function, nested_defs).iter(skip))
-
-
 _NOT_BODY = (nodes.Arguments, nodes.Decorators)  # parts of a def or lambda that are not its body
 
 
 class FunctionBody:
-    """The nodes of a function body as `iter_body_nodes` yields them, listed once: the scope
-    and the rules walk each graph function's body several times (each evaluation, each rule)."""
+    """Every node of a function body, lambdas included, in source order, listed once: the scope
+    and the rules walk each graph function's body several times (each evaluation, each rule).
+
+    A nested `def` is listed itself but (unless `nested_defs`) not its body: MindSpore
+    compiles it only when it is called, and then the scope analyses it as a function of its
+    own. Nested classes are left out."""
 
     __slots__ = ("nodes", "_ends", "_calls")
 
