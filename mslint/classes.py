@@ -112,9 +112,8 @@ class ClassIndex:
 
 def decorator_names(function) -> Set[str]:
     """The last name of each decorator (`staticmethod`, `jit` for `@ms.jit(...)` is `jit`...)."""
-    decorators = function.decorators.nodes if getattr(function, "decorators", None) else []
     names = set()
-    for decorator in decorators:
+    for decorator in ClassIndex.decorators(function):
         target = decorator.func if isinstance(decorator, nodes.Call) else decorator
         names.add(target.name if isinstance(target, nodes.Name) else getattr(target, "attrname", ""))
     return names

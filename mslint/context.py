@@ -24,8 +24,7 @@ class ModuleContext:
         self.resolver = Resolver()
         self.resolver.register_module(module)
         self.classes = ClassIndex(self.resolver, config.extra_jit_decorators)
-        self.interpreter = lattice.Interpreter(self.resolver, self.class_facts, self._resolve_class,
-                                              self.classes.lookup_method)
+        self.interpreter = lattice.Interpreter(self.resolver, self.class_facts, self._resolve_class, self.classes)
         self._facts: Dict[nodes.ClassDef, lattice.ClassFacts] = {}
         self._scope: Optional[GraphScope] = None
         self._index: Optional[NodeIndex] = index  # (the plugin passes one filled by pylint's walk)

@@ -18,7 +18,7 @@ from astroid import nodes
 
 from mslint import mindspore_names as msn
 from mslint import resolve
-from mslint.classes import is_static_method
+from mslint.classes import ClassIndex, is_static_method
 
 
 class Kind(IntEnum):
@@ -221,12 +221,11 @@ class Interpreter:
     """Evaluates function bodies over the CONST/VAR/UNKNOWN lattice."""
 
     def __init__(self, resolver: resolve.Resolver, class_facts: Callable[[Optional[nodes.ClassDef]], ClassFacts],
-                 resolve_class: Callable[[nodes.NodeNG], Optional[nodes.ClassDef]],
-                 lookup_method: Optional[Callable[[nodes.ClassDef, str], Optional[nodes.FunctionDef]]] = None):
+                 resolve_class: Callable[[nodes.NodeNG], Optional[nodes.ClassDef]], classes: ClassIndex):
         self.resolver = resolver
         self.class_facts = class_facts
         self.resolve_class = resolve_class  # a call's function expression -> project ClassDef
-        self.lookup_method = lookup_method  # (class, name) -> method, through the project hierarchy
+        self.classes = classes  # methods through the project hierarchy, decorators
         self._module_constants: Dict[Tuple[int, str], Value] = {}
         self._returns: Dict[tuple, Value] = {}
         self._inline_depth = 0
@@ -549,9 +548,10 @@ class Interpreter:
 
         if qualname is not None:
             return self._qualified_call(qualname, node, args, kwargs, arg_kind, state)
-        if isinstance(func_value.node, nodes.ClassDef) and self.lookup_method is not None:
+        if isinstance(func_value.node, nodes.ClassDef):
             # calling an instance of a project class: its construct (a Cell) or __call__ runs
-            method = self.lookup_method(func_value.node, "construct") or self.lookup_method(func_value.node, "__call__")
+            lookup = self.classes.lookup_method
+            method = lookup(func_value.node, "construct") or lookup(func_value.node, "__call__")
             returned = self._return_of(method, args, kwargs, True, func_value.node) if method is not None else None
             if returned is not None:
                 return returned
@@ -639,8 +639,8 @@ class Interpreter:
         func = call.func
         target, bound, self_class = None, False, None
         if isinstance(func, nodes.Attribute) and isinstance(func.expr, nodes.Name) and func.expr.name == "self":
-            if state.self_class is not None and self.lookup_method is not None:
-                target = self.lookup_method(state.self_class, func.attrname)
+            if state.self_class is not None:
+                target = self.classes.lookup_method(state.self_class, func.attrname)
                 bound, self_class = True, state.self_class
         elif isinstance(func, (nodes.Name, nodes.Attribute)):
             target = self.resolver.resolve_callable(func)
@@ -651,7 +651,7 @@ class Interpreter:
             return None
         if not isinstance(target, nodes.FunctionDef) or target.is_generator():
             return None
-        if _decorated_constexpr(target, self.resolver):
+        if self.classes.is_constexpr(target):
             return CONST  # run by Python at compile time; its result is a constant
         if bound and is_static_method(target):
             bound = False
@@ -699,15 +699,6 @@ class Interpreter:
         if node is None or node is False or node == []:
             return False
         return self.resolver.qualname(node) in _BOOL_DTYPES
-
-
-def _decorated_constexpr(function, resolver: resolve.Resolver) -> bool:
-    decorators = function.decorators.nodes if function.decorators else []
-    for decorator in decorators:
-        target = decorator.func if isinstance(decorator, nodes.Call) else decorator
-        if resolver.qualname(target) in msn.CONSTEXPR_DECORATORS:
-            return True
-    return False
 
 
 def _bind_call(target, args: List[Value], kwargs: Dict[str, Value], bound: bool,
