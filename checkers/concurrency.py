@@ -12,6 +12,7 @@ from typing import Dict, Iterator, Optional, Tuple
 
 from astroid import nodes
 
+from mslint.classes import call_arguments
 from mslint.context import ModuleContext
 from mslint.findings import Finding, shown
 from mslint.rules import Rule, implements
@@ -90,7 +91,7 @@ def _call_message(ctx: ModuleContext, call: nodes.Call, gf, qualname: str) -> st
     if qualname == "asyncio.run":
         return (f"{named} in graph code does not compile (TypeError: Parse Lambda Function Fail. Node type must be "
                 "Lambda, but got NoneType)")
-    arguments = list(call.args) + [k.value for k in call.keywords or ()]
+    arguments = call_arguments(call)
     variable = [a for a in arguments if ctx.value(a, gf).is_var]
     if variable:
         return (f"{named} is {what} in graph code given the graph value '{_spelled(variable[0])}': STRICT "

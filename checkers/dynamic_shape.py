@@ -16,7 +16,7 @@ from astroid import nodes
 from astroid.const import Context
 
 from mslint import mindspore_names as msn
-from mslint.classes import keyword_value
+from mslint.classes import call_arguments, keyword_value
 from mslint.context import ModuleContext
 from mslint.findings import Finding, shown
 from mslint.lattice import Value
@@ -96,13 +96,9 @@ class Detection:
     gf: GraphFunction
 
 
-def _spelled(node) -> str:
-    return shown(node)
-
-
 def _op_named(op: "_Call") -> str:
     """'ops.masked_select', or 'self.select' (MaskedSelect) for a primitive stored on self."""
-    spelled = _spelled(op.call.func)
+    spelled = shown(op.call.func)
     if op.form == "primitive" and not spelled.endswith(f"{op.name}()"):
         return f"'{spelled}' ({op.name})"
     return f"'{spelled}'"
@@ -217,7 +213,7 @@ class _Call:
         return keyword_value(self.call, name, position) if position >= 0 else keyword_value(self.call, name)
 
     def arguments(self) -> List[nodes.NodeNG]:
-        return list(self.call.args) + [k.value for k in self.call.keywords or ()]
+        return call_arguments(self.call)
 
 
 def _detections(ctx: ModuleContext) -> List[Detection]:
@@ -273,7 +269,7 @@ def _call_detections(ctx: ModuleContext, op: _Call, gf: GraphFunction) -> Iterat
         if k is not None and _computed_from_tensor(ctx, k, gf):
             yield Detection(
                 TOPK_VARIABLE_K, call,
-                f"topk with k = '{_spelled(k)}', which is computed from a tensor and not a compile-time constant: "
+                f"topk with k = '{shown(k)}', which is computed from a tensor and not a compile-time constant: "
                 f"the result has a dynamic output shape and k is range-checked only at run time; {_COST}",
                 gf,
             )
@@ -283,7 +279,7 @@ def _call_detections(ctx: ModuleContext, op: _Call, gf: GraphFunction) -> Iterat
         if variable:
             yield Detection(
                 VARIABLE_SLICE_BOUND, call,
-                f"{_op_named(op)} takes its begin/size from '{_spelled(variable[0])}', a tensor value: the "
+                f"{_op_named(op)} takes its begin/size from '{shown(variable[0])}', a tensor value: the "
                 f"slice has a dynamic output shape; {_COST}",
                 gf,
             )
@@ -291,7 +287,7 @@ def _call_detections(ctx: ModuleContext, op: _Call, gf: GraphFunction) -> Iterat
     if axis is not None:
         yield Detection(
             VARIABLE_AXIS, call,
-            f"{_op_named(op)} takes its axis from '{_spelled(axis)}', a tensor value, so the result has a "
+            f"{_op_named(op)} takes its axis from '{shown(axis)}', a tensor value, so the result has a "
             f"dynamic output shape (which dimensions remain is unknown at compile time); {_COST}",
             gf,
         )
@@ -366,7 +362,7 @@ def _subscript_detections(ctx: ModuleContext, subscript: nodes.Subscript, gf: Gr
             if variable:
                 yield Detection(
                     VARIABLE_SLICE_BOUND, subscript,
-                    f"'{_spelled(subscript)}' slices with the bound '{_spelled(variable[0])}', a tensor value: the "
+                    f"'{shown(subscript)}' slices with the bound '{shown(variable[0])}', a tensor value: the "
                     f"slice has a dynamic output shape; {_COST}",
                     gf,
                 )
@@ -383,8 +379,8 @@ def _subscript_detections(ctx: ModuleContext, subscript: nodes.Subscript, gf: Gr
                 continue
             yield Detection(
                 DYNAMIC_SHAPE_OP, subscript,
-                f"boolean-mask indexing '{_spelled(subscript)}' has a dynamic output shape (one element per True "
-                f"in '{_spelled(part)}'{why}): {_COST}",
+                f"boolean-mask indexing '{shown(subscript)}' has a dynamic output shape (one element per True "
+                f"in '{shown(part)}'{why}): {_COST}",
                 gf,
             )
             return
@@ -448,7 +444,7 @@ def check_shape_divergent_branches(ctx: ModuleContext) -> Iterator[Finding]:
             if differs:
                 yield ctx.finding(
                     SHAPE_DIVERGENT_BRANCHES, if_node.test,
-                    f"'if {_spelled(if_node.test)}' depends on a tensor and binds '{name}' to a dynamic-shape value in "
+                    f"'if {shown(if_node.test)}' depends on a tensor and binds '{name}' to a dynamic-shape value in "
                     f"one branch and a fixed-shape value in the other: after the if, '{name}' has a dynamic output "
                     f"shape; {_COST}; compute both and pick with ops.select(cond, a, b)",
                     gf,

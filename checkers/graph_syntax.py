@@ -79,18 +79,14 @@ def _legacy_name(qualname: Optional[str]) -> Optional[str]:
     return name if name in _LEGACY_NAMES and module in _LEGACY_MODULES else None
 
 
-def _spelled(node) -> str:
-    return shown(node)
-
-
 def _legacy_message(name: str, node) -> str:
-    return (f"'{_spelled(node)}': '{name}' was replaced by '{_LEGACY_NAMES[name]}' in MindSpore 2.0 and is gone "
+    return (f"'{shown(node)}': '{name}' was replaced by '{_LEGACY_NAMES[name]}' in MindSpore 2.0 and is gone "
             f"(last documented in 2.5; 2.10: ImportError: cannot import name '{name}' from 'mindspore'); "
             f"use {_LEGACY_NAMES[name]}")
 
 
 def _common_api_message(node) -> str:
-    return (f"'{_spelled(node)}' imports the module 'mindspore.common.api', deprecated since MindSpore 2.9 (it "
+    return (f"'{shown(node)}' imports the module 'mindspore.common.api', deprecated since MindSpore 2.9 (it "
             "logs \"Module 'mindspore.common.api' is deprecated from version 2.9.0 and will be removed in a future "
             "version, use 'mindspore.graph.api' instead.\"); import from 'mindspore' or 'mindspore.graph.api'")
 
@@ -234,11 +230,8 @@ _KEYWORDS = {"Try": "try", "TryStar": "try", "Match": "match", "With": "with"}
 
 
 def _header(finding: Finding, node) -> Finding:
-    """Narrow a finding on a def or a compound statement to its keyword (`def name`, `try`, `with`)."""
-    position = getattr(node, "position", None)
-    if position is not None:  # FunctionDef / ClassDef: the `def name` part
-        return replace(finding, line=position.lineno, column=position.col_offset,
-                       end_line=position.end_lineno, end_column=position.end_col_offset)
+    """Narrow a finding on a compound statement to its keyword (`try`, `with`); a def or class
+    is already narrowed to its `def name` part (findings.finding_at)."""
     keyword = _KEYWORDS.get(type(node).__name__)
     if keyword is not None:
         return replace(finding, end_line=finding.line, end_column=finding.column + len(keyword))
@@ -256,13 +249,12 @@ def check_construct_not_compiled(ctx: ModuleContext) -> Iterator[Finding]:
         construct = ctx.classes.lookup_method(cls, "construct")
         if construct is None or ctx.classes.jit_decorator(construct) is not None:
             continue
-        finding = ctx.finding(
+        yield ctx.finding(
             CONSTRUCT_NOT_COMPILED, own_call,
             f"{cls.name} overrides __call__ without calling Cell.__call__: its construct is never compiled and "
             "runs eagerly in Python even under GRAPH_MODE (no graph optimisation; mslint does not check it as "
             "graph code); call super().__call__(...) or decorate construct with @mindspore.jit",
         )
-        yield _header(finding, own_call)
 
 
 # -- MS805 -------------------------------------------------------------------------------

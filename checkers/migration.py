@@ -14,7 +14,7 @@ from astroid import nodes
 
 from mslint import data
 from mslint import mindspore_names as msn
-from mslint.classes import keyword_value
+from mslint.classes import call_arguments, keyword_value
 from mslint.context import ModuleContext
 from mslint.findings import Finding, shown
 from mslint.lattice import Kind
@@ -309,7 +309,7 @@ def check_cell_in_graph(ctx: ModuleContext) -> Iterator[Finding]:
                     and _owns_parameters(ctx, definition)):
                 continue
         name = call.func.as_string()
-        arguments = list(call.args) + [k.value for k in call.keywords or ()]
+        arguments = call_arguments(call)
         variable = next((i for i, a in enumerate(arguments) if ctx.value(a, gf).is_var), None)
         if variable is not None:
             consequence = (f"compilation fails (TypeError: When creating an instance of "

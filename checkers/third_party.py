@@ -12,6 +12,7 @@ from astroid import nodes
 
 from mslint import resolve
 from mslint.checkers.concurrency import owns as concurrency_owns
+from mslint.classes import call_arguments
 from mslint.context import ModuleContext
 from mslint.data import replacements_for
 from mslint.findings import Finding, shown
@@ -42,11 +43,8 @@ FROZEN_CALL = Rule(
 )
 RULES = (TENSOR_TO_NUMPY, CALL_ON_TENSOR, CALL_IN_GRAPH, FROZEN_CALL)
 
-# Modules other families own (MS2 custom types, MS3 concurrency): not reported here.
-_OTHER_FAMILIES = frozenset({
-    "threading", "_thread", "multiprocessing", "concurrent", "asyncio", "subprocess", "queue", "sched", "signal",
-    "dataclasses", "typing", "typing_extensions", "abc", "enum",
-})
+# Modules MS2 (custom types) owns: not reported here; MS3's are told by concurrency.owns.
+_OTHER_FAMILIES = frozenset({"dataclasses", "typing", "typing_extensions", "abc", "enum"})
 _NAMEDTUPLE = frozenset({"collections.namedtuple", "typing.NamedTuple"})
 _FROZEN_MODULES = frozenset({"random", "numpy.random", "secrets"})
 _FROZEN_FUNCTIONS = frozenset({
@@ -108,7 +106,7 @@ def _is_frozen(qualname: str) -> bool:
 
 
 def _has_var_input(ctx: ModuleContext, call: nodes.Call, gf) -> bool:
-    arguments = list(call.args) + [k.value for k in call.keywords or ()]
+    arguments = call_arguments(call)
     if any(ctx.value(a, gf).is_var for a in arguments):
         return True
     # a method of a third-party object built from a tensor, e.g. np.asarray(x).sum()

@@ -130,6 +130,11 @@ def is_instance_method(function) -> bool:
                                                                                               "classmethod"}
 
 
+def call_arguments(call: nodes.Call) -> List[nodes.NodeNG]:
+    """The argument nodes of a call: positional ones, then keyword values (`**kw`'s included)."""
+    return list(call.args) + [keyword.value for keyword in call.keywords or ()]
+
+
 def keyword_value(call: nodes.Call, name: str, position: Optional[int] = None):
     """The argument node passed as `name=` (or at `position`), if any."""
     for keyword in call.keywords or ():

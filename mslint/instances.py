@@ -23,7 +23,7 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple
 from astroid import nodes
 
 from mslint import mindspore_names as msn
-from mslint.classes import ClassIndex, is_instance_method, keyword_value
+from mslint.classes import ClassIndex, call_arguments, is_instance_method, keyword_value
 from mslint.resolve import Resolver, assigned_values
 from mslint.scope import NodeIndex
 
@@ -604,7 +604,7 @@ def own_events(instance: Instance, kind: str) -> List[Event]:
 
 def argument_for(call: nodes.Call, tracker_: InstanceTracker, target: Instance):
     """The argument node of `call` that denotes `target`."""
-    for argument in list(call.args) + [k.value for k in call.keywords or ()]:
+    for argument in call_arguments(call):
         if tracker_.instance(argument) is target:
             return argument
     return None

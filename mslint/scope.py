@@ -19,7 +19,7 @@ from astroid import nodes
 
 from mslint import lattice
 from mslint import mindspore_names as msn
-from mslint.classes import ClassIndex, is_static_method, keyword_value
+from mslint.classes import ClassIndex, call_arguments, is_static_method, keyword_value
 from mslint.resolve import Resolver, assigned_values
 
 MAX_GRAPH_FUNCTIONS = 5000  # a bound on the closure, so a huge call graph cannot hang the run
@@ -452,7 +452,7 @@ class GraphScope:
         # functions handed to MindSpore higher-order ops (vmap, grad, Map, partial) are compiled too
         qualname = self.resolver.qualname(func)
         if target is None and msn.is_mindspore(qualname) and not qualname.endswith("Custom"):
-            for argument in list(call.args) + [k.value for k in call.keywords or ()]:
+            for argument in call_arguments(call):
                 passed = self._function_reference(argument, gf)
                 if passed is not None:
                     yield (call, passed[0], passed[1], None)  # None: called by MindSpore, not at this call
