@@ -107,8 +107,8 @@ class ResultCache:
         self._load()
 
     @classmethod
-    def for_config(cls, config, directory: Optional[str] = None) -> "ResultCache":
-        return cls(directory or cache_directory(config.root), cls.namespace(config))
+    def for_config(cls, config) -> "ResultCache":
+        return cls(cache_directory(config.root), cls.namespace(config))
 
     @staticmethod
     def namespace(config) -> str:

@@ -363,16 +363,7 @@ def _syntax_error(path: str, error) -> Finding:
 
 def lint_file(path: str, config: config_module.Config) -> List[Finding]:
     """Every finding for one file, sorted, after suppression comments (no cache)."""
-    _, source, problem = _read(path)
-    if problem is not None:
-        return [problem]
-    resolve.clear_file_caches()
-    with _RecursionLimit():
-        _start_session()
-        try:
-            return unsuppressed(_analyse(path, source, config).findings, source, config, path)
-        finally:
-            _end_session()
+    return lint_paths([path], config)
 
 
 # -- many files ------------------------------------------------------------------------------

@@ -49,7 +49,7 @@ class Suppressions:
         """Whether a finding of `code` on `line` is suppressed; marks the pragmas that do it.
         `by_name_only`: only pragmas naming that one rule count (not `all`)."""
         suppressed = False
-        candidates = [(c, p) for c, p in self._lines.get(line, ())]
+        candidates = list(self._lines.get(line, ()))
         candidates += [(c, p) for first, last, c, p in self._ranges if first <= line <= last]
         for suppressed_code, pragma in candidates:
             if suppressed_code == code and (not by_name_only or pragma.codes == {code}):
@@ -103,10 +103,11 @@ def useless_suppressions(suppressions: Suppressions, enabled: Dict[str, bool], p
     """
     lines = source.splitlines()
     findings = []
-    keepers = [p for p in suppressions.unused("mslint") if p.codes == {USELESS_SUPPRESSION.code}]
-    for pragma in suppressions.unused("mslint"):
-        if pragma in keepers:
-            continue  # judged last, by whether it kept an MS006 finding quiet
+    unused = suppressions.unused("mslint")
+    keepers = [p for p in unused if p.codes == {USELESS_SUPPRESSION.code}]
+    for pragma in unused:
+        if pragma.codes == {USELESS_SUPPRESSION.code}:
+            continue  # a keeper: judged last, by whether it kept an MS006 finding quiet
         finding = _useless(pragma, enabled, path, lines)
         if finding and not suppressions.is_suppressed(finding.code, finding.line, by_name_only=True):
             findings.append(finding)

@@ -339,8 +339,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--escapes", default="fuzz-escapes", help="where to save programs that escaped")
     args = parser.parse_args(argv)
 
-    seeds = repository_seeds() + corpus_seeds(args.corpus)
-    print(f"{len(seeds)} seeds ({len(repository_seeds())} from this repository)", file=sys.stderr)
+    own = repository_seeds()
+    seeds = own + corpus_seeds(args.corpus)
+    print(f"{len(seeds)} seeds ({len(own)} from this repository)", file=sys.stderr)
     report = {}
     report["mutations"] = run(mutants(seeds, args.mutations, args.seed), args.escapes, progress=True)
     report["hypothesmith"] = run(hypothesmith_programs(args.hypothesmith, args.seed), args.escapes, progress=True)

@@ -67,6 +67,8 @@ try:
 except ImportError:  # Python < 3.11
     import tomli as tomllib
 
+from mslint.reporters.github import markdown_cell
+
 MINDSPORE_VERSION = "2.10"
 RULES_DIR = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "docs", "rules"))
 PAGE_RE = re.compile(r"^MS[1-8]\d\d\.md$")
@@ -178,10 +180,6 @@ def describe(outcome) -> str:
     return SIMPLE[outcome]
 
 
-def _cell(text: str) -> str:
-    return " ".join(text.split()).replace("|", "\\|")
-
-
 def render_table(claim: Dict[str, List[dict]]) -> str:
     modes = [m for m in MODES if any(m in b["modes"] for blocks in claim.values() for b in blocks)]
     lines = ["| " + " | ".join([f"MindSpore {MINDSPORE_VERSION}, CPU"] + [MODE_TITLES[m] for m in modes]) + " |",
@@ -190,7 +188,7 @@ def render_table(claim: Dict[str, List[dict]]) -> str:
         blocks = claim[key]
         for number, block in enumerate(blocks, start=1):
             label = title if len(blocks) == 1 else f"{title} ({number})"
-            cells = [_cell(describe(block["modes"][m])) if m in block["modes"] else "not checked" for m in modes]
+            cells = [markdown_cell(describe(block["modes"][m])) if m in block["modes"] else "not checked" for m in modes]
             lines.append("| " + " | ".join([label] + cells) + " |")
     return "\n".join(lines) + "\n"
 

@@ -27,11 +27,8 @@ FAMILIES = {
 }
 
 
-def _cell(text: str) -> str:
-    return " ".join(text.split()).replace("|", "\\|")
-
-
 def render() -> str:
+    from mslint.reporters.github import markdown_cell
     from mslint.rules import registry
 
     rules = list(registry())
@@ -52,7 +49,7 @@ def render() -> str:
         for rule in (r for r in rules if r.family == family):
             default = "on" if rule.default_enabled else "*off*"
             lines.append(f"| [{rule.code}]({rule.code}.md) | `{rule.symbol}` | {rule.severity} | {default} "
-                         f"| `{rule.pylint_id}` | {_cell(rule.summary)} |")
+                         f"| `{rule.pylint_id}` | {markdown_cell(rule.summary)} |")
     return "\n".join(lines) + "\n"
 
 

@@ -59,7 +59,8 @@ def annotation(finding: Finding, base: str) -> str:
     return f"::{_COMMAND[finding.rule.severity]} {rendered}::{escape_data(message)}"
 
 
-def _cell(text: str) -> str:
+def markdown_cell(text: str) -> str:
+    """Text for one cell of a Markdown table: one line, pipes escaped."""
     return " ".join(text.split()).replace("|", "\\|")
 
 
@@ -75,7 +76,8 @@ def step_summary(findings: List[Finding], base: str, file_count: int) -> str:
         parts += ["", "| location | rule | message |", "|---|---|---|"]
         for finding in findings[:SUMMARY_ROW_LIMIT]:
             where = f"{locations.display_path(finding.path, base)}:{finding.line}"
-            parts.append(f"| `{_cell(where)}` | [{finding.code}]({finding.rule.url}) | {_cell(finding.message)} |")
+            parts.append(f"| `{markdown_cell(where)}` | [{finding.code}]({finding.rule.url}) | "
+                         f"{markdown_cell(finding.message)} |")
         if len(findings) > SUMMARY_ROW_LIMIT:
             parts.append(f"\n... and {len(findings) - SUMMARY_ROW_LIMIT} more (see the job log).")
     return "\n".join(parts) + "\n\n"
