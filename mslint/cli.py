@@ -18,7 +18,8 @@ from mslint import rule_pages
 from mslint.cache import ResultCache
 from mslint.reporters import REPORTERS, locations, statistics
 from mslint.rules import INTERNAL_ERROR, registry
-from mslint.runner import GC_THRESHOLDS, UsageError, discover, lint_paths
+from mslint.reporters.text import withheld_note
+from mslint.runner import GC_THRESHOLDS, UsageError, discover, lint_run
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -108,13 +109,16 @@ def _main(argv: Optional[List[str]]) -> int:
     files = discover(paths, config)
     cache = None if args.no_cache else ResultCache.for_config(config)
     gc.set_threshold(*GC_THRESHOLDS)  # until the output is written (main restores them): see mslint.runner
-    findings = lint_paths(files, config, jobs=args.jobs or os.cpu_count() or 1, cache=cache)
-    findings = [_display(f) for f in findings]
+    run = lint_run(files, config, jobs=args.jobs or os.cpu_count() or 1, cache=cache)
+    findings = [_display(f) for f in run.findings]
     if args.statistics:
         statistics.report(findings, sys.stdout, args.format)
     else:
-        REPORTERS[args.format](findings, sys.stdout, {"files": len(files), "base": locations.base_directory()})
+        REPORTERS[args.format](findings, sys.stdout, {"files": len(files), "base": locations.base_directory(),
+                                                      "withheld": run.withheld})
     sys.stdout.flush()
+    if run.withheld and (args.statistics or args.format != "text"):
+        print(f"mslint: {withheld_note(run.withheld)}", file=sys.stderr)
 
     if any(f.rule is INTERNAL_ERROR for f in findings) and not args.exit_zero:
         return EXIT_ERROR

@@ -32,18 +32,16 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from mslint import budget
 from mslint import config as config_module
+from mslint import project
 from mslint import resolve
+from mslint import routing
 from mslint.cache import ResultCache
 from mslint.findings import Finding
+from mslint.project import SKIPPED_DIRECTORIES  # noqa: F401 - part of this module's interface
 from mslint.resolve import ReadLog, module_name_for_file
 from mslint.rules import ANALYSIS_INCOMPLETE, FILE_UNREADABLE, SYNTAX_ERROR, USELESS_SUPPRESSION, registry
 from mslint.suppression import Suppressions, useless_suppressions
 
-# Directories never worth descending into: VCS, virtual environments, builds, caches.
-SKIPPED_DIRECTORIES = frozenset({
-    ".git", ".hg", ".svn", ".bzr", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".mslint_cache",
-    ".tox", ".nox", ".eggs", "build", "dist", "node_modules", "site-packages", ".venv", "venv", ".ipynb_checkpoints",
-})
 SERIAL_BELOW = 8  # fewer files than this: worker processes cost more than they save
 MAX_MODULES = 192  # project modules kept built per process (a bound on memory for large trees)
 PREFILTER_VARIABLE = "MSLINT_PREFILTER"  # "0": analyse every file (to check the pre-filter)
@@ -65,9 +63,7 @@ def discover(paths: Sequence[str], config: config_module.Config) -> List[str]:
         for directory, subdirectories, files in os.walk(path):
             subdirectories[:] = sorted(
                 d for d in subdirectories
-                if d not in SKIPPED_DIRECTORIES and not d.endswith(".egg-info")
-                and not os.path.isfile(os.path.join(directory, d, "pyvenv.cfg"))
-                and not config.is_excluded(os.path.join(directory, d))
+                if not project.skipped_directory(directory, d) and not config.is_excluded(os.path.join(directory, d))
             )
             for name in files:
                 full = os.path.normpath(os.path.join(directory, name))
@@ -267,6 +263,27 @@ def _end_session() -> None:
         gc.set_threshold(*_SAVED_GC.pop())
 
 
+class LeanSession:
+    """Analyses with the lean module store, from a process whose own trees are built by
+    someone else (the pylint plugin, for the modules outside pylint's current one whose graph
+    code reaches it); the store lives as long as the session, across calls."""
+
+    def __init__(self):
+        self.store = _ModuleStore()
+
+    def analyse(self, path: str, source: str, config: config_module.Config) -> "_Result":
+        global _STORE
+        saved = _STORE, resolve.HOOKS.loader, resolve.HOOKS.log, gc.get_threshold()
+        _STORE, resolve.HOOKS.loader = self.store, self.store.get
+        gc.set_threshold(*GC_THRESHOLDS)
+        try:
+            with _RecursionLimit():
+                return _analyse(path, source, config)
+        finally:
+            _STORE, resolve.HOOKS.loader, resolve.HOOKS.log = saved[:3]
+            gc.set_threshold(*saved[3])
+
+
 # -- one file --------------------------------------------------------------------------------
 class _Result:
     """One file's findings and what its analysis read (for the cache)."""
@@ -314,7 +331,9 @@ def _analyse(path: str, source: str, config: config_module.Config) -> _Result:
                            log)
         except Exception as error:  # noqa: BLE001 - astroid's own bugs stay one file's problem
             return _Result(path, [internal_error(path, None, error)], log)
-        enabled = config_module.enabled_rules(config, path)
+        # the rules the configuration turns on; per-file-ignores apply to the file a finding is
+        # reported in, once the run has routed it (a helper's finding may belong elsewhere)
+        enabled = config_module.enabled_rules(config)
         findings = check_module(ModuleContext(module, path, config), enabled)
     finally:
         resolve.HOOKS.log = None
@@ -382,30 +401,52 @@ def _lint_many(task: Tuple[Tuple[Tuple[str, str], ...], config_module.Config]) -
         return [_analyse(path, source, config) for path, source in files]
 
 
+class RunReport:
+    """What a run reports: its findings, and how many were withheld because the code is
+    compiled only in GRAPH_MODE and the project only ever runs PyNative."""
+
+    def __init__(self, findings: List[Finding], withheld: int, files: int, context_files: int):
+        self.findings = findings
+        self.withheld = withheld
+        self.files = files
+        self.context_files = context_files
+
+
 def lint_paths(files: Iterable[str], config: config_module.Config, jobs: int = 1,
                cache: Optional[ResultCache] = None) -> List[Finding]:
     """Findings for all files, in a deterministic order whatever the number of jobs;
     with a cache, files whose results are still valid are not analysed again."""
+    return lint_run(files, config, jobs, cache).findings
+
+
+def lint_run(files: Iterable[str], config: config_module.Config, jobs: int = 1,
+             cache: Optional[ResultCache] = None) -> RunReport:
+    """Analyse the files, and the project modules outside them whose graph code may reach
+    them (their importers); report each finding once, in a file of the run (mslint.routing)."""
     resolve.clear_file_caches()
-    findings: List[Finding] = []
+    project.forget_projects()
+    files = list(files)
+    run_paths = {os.path.abspath(path): path for path in files}
+    context = context_files(run_paths, config)
+    raw: List[Finding] = []
     pending: List[Tuple[str, str]] = []
     digests: Dict[str, Tuple[str, str]] = {}
     sources: Dict[str, str] = {}
-    for path in files:
+    for path in files + context:
         data, source, problem = _read(path)
         if problem is not None:
-            findings.append(problem)
+            raw.append(problem)  # (a context file's problem is not this run's: routing drops it)
             continue
+        sources[path] = source
         if cache is not None:
             digest = cache.hashes.remember(path, data)
             module_name = module_name_for_file(path)
             cached = cache.lookup(path, digest, module_name)
             if cached is not None:
-                findings.extend(unsuppressed(cached, source, config, path))
+                raw.extend(cached)
                 continue
             digests[path] = (digest, module_name)
         pending.append((path, source))
-        sources[path] = source
 
     if pending:
         if jobs <= 1 or len(pending) < SERIAL_BELOW:
@@ -417,14 +458,52 @@ def lint_paths(files: Iterable[str], config: config_module.Config, jobs: int = 1
         else:
             results = _lint_parallel(pending, config, jobs)
         for result in results:
-            findings.extend(unsuppressed(result.findings, sources[result.path], config, result.path))
+            raw.extend(result.findings)
             if cache is not None and not any(f.rule is ANALYSIS_INCOMPLETE for f in result.findings):
                 # an incomplete analysis depends on the machine's speed: analyse it again next time
                 digest, module_name = digests[result.path]
                 cache.store(result.path, digest, module_name, result.findings, result.files_read, result.lookups)
     if cache is not None:
         cache.save()
-    return sorted(findings, key=Finding.sort_key)
+    findings, withheld = report(raw, run_paths, sources, config)
+    return RunReport(findings, withheld, len(files), len(context))
+
+
+def context_files(run_paths: Dict[str, str], config: config_module.Config) -> List[str]:
+    """The project modules outside the run whose graph code may reach a file of the run: those
+    that import one, directly or through other modules, and may hold graph code."""
+    found: List[str] = []
+    by_project: Dict[str, List[str]] = {}
+    for absolute in run_paths:
+        by_project.setdefault(project.project_for(absolute).root, []).append(absolute)
+    for root, targets in sorted(by_project.items()):
+        model = project.project_for(targets[0])
+        outside = [path for path in model.files() if path not in run_paths and not config.is_excluded(path)]
+        if not outside:
+            continue
+        for path in model.importers(targets, outside):
+            text = model.text(path) or b""
+            if may_hold_graph_code(text.decode("utf-8", errors="replace"), config):
+                found.append(path)
+    return found
+
+
+def report(raw: Iterable[Finding], run_paths: Dict[str, str], sources: Dict[str, str],
+           config: config_module.Config) -> Tuple[List[Finding], int]:
+    """(findings, how many withheld) from the findings of every analysis of a run: routed to
+    the files of the run, filtered by each file's rules and suppression comments."""
+    routed = routing.route(raw, run_paths, lambda path: project.project_for(path).contains(path))
+    by_file: Dict[str, List[Finding]] = {shown: [] for shown in run_paths.values()}
+    for finding in routed:
+        by_file[finding.path].append(finding)
+    findings: List[Finding] = []
+    for shown, found in by_file.items():
+        enabled = config_module.enabled_rules(config, shown)
+        found = [f for f in found if enabled.get(f.code)]
+        source = sources.get(shown)
+        findings.extend(unsuppressed(found, source, config, shown) if source is not None else found)
+    kept, held = routing.withheld(findings, lambda f: project.project_for(f.path).runs_only_pynative())
+    return sorted(kept, key=Finding.sort_key), len(held)
 
 
 def _lint_parallel(files: List[Tuple[str, str]], config: config_module.Config, jobs: int) -> List[_Result]:
