@@ -13,6 +13,7 @@ from mslint.config import Config
 from mslint.findings import CallSite, Finding, finding_at
 from mslint.resolve import Resolver
 from mslint.rules import Rule
+from mslint.project import program_mode
 from mslint.scope import GraphFunction, GraphScope, NodeIndex, TypePositions, hop_text
 
 
@@ -39,7 +40,8 @@ class ModuleContext:
         if self._scope is None:
             self._scope = GraphScope(self.module, self.resolver, self.classes, self.interpreter, index=self.index,
                                      graph_mode=self.config.graph_mode,
-                                     strict=self.config.syntax_level == "strict")
+                                     strict=self.config.syntax_level == "strict",
+                                     program_mode=program_mode(self.module.file or self.path))
         return self._scope
 
     @property
@@ -165,8 +167,10 @@ class ModuleContext:
             calls = tuple(CallSite(os.path.abspath(hop.path), hop.line, hop.column, hop.end_line, hop.end_column, callee)
                           for hop, callee in zip(gf.reach, callees))
         found = finding_at(rule, node, message, path, reach)
-        if calls or (gf is not None and gf.graph_mode_only):
-            found = replace(found, calls=calls, graph_mode_only=gf.graph_mode_only)
+        marked = gf.graph_mode_only if gf is not None else (
+            self._scope is not None and node is not None and self._scope.only_in_graph_mode(node))
+        if calls or marked:
+            found = replace(found, calls=calls, graph_mode_only=marked)
         return found
 
     def _path_of(self, node) -> str:

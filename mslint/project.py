@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import os
 import re
+import stat
 from typing import Dict, FrozenSet, Iterable, List, Optional, Set
 
 from mslint import resolve
@@ -92,10 +93,13 @@ class Project:
         return self._files
 
     def text(self, path: str) -> Optional[bytes]:
+        """A file's bytes (None when it is not a readable regular file: a FIFO must not hang us)."""
         if path not in self._texts:
             try:
-                with open(path, "rb") as handle:
-                    self._texts[path] = handle.read()
+                descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+                with open(descriptor, "rb") as handle:
+                    regular = stat.S_ISREG(os.fstat(descriptor).st_mode)
+                    self._texts[path] = handle.read() if regular else None
             except OSError:
                 self._texts[path] = None
         return self._texts[path]
@@ -291,6 +295,17 @@ def project_for(path: str) -> Project:
     if root not in _PROJECTS:
         _PROJECTS[root] = Project(root)
     return _PROJECTS[root]
+
+
+def program_mode(path: str) -> Optional[str]:
+    """PYNATIVE when the project of this file only ever sets PYNATIVE_MODE, else None."""
+    return PYNATIVE if project_for(path).runs_only_pynative() else None
+
+
+def analysis_identity(path: str, module_name: str) -> str:
+    """What a cached analysis of a file must match besides its content: its module name, and
+    the program's mode (it decides which constructs are roots)."""
+    return module_name + ("|pynative" if program_mode(path) == PYNATIVE else "")
 
 
 def forget_projects() -> None:

@@ -107,7 +107,8 @@ def _analysis(path: str, data: bytes, config: config_module.Config, enabled: Dic
     key = (absolute, digest, config.fingerprint(), tuple(sorted(c for c, on in enabled.items() if on)))
     if key not in _STATE.analyses:
         cache = _STATE.cache_for(config)
-        found = cache.lookup(absolute, digest, module_name_for_file(absolute)) if cache is not None else None
+        identity = project.analysis_identity(absolute, module_name_for_file(absolute))
+        found = cache.lookup(absolute, digest, identity) if cache is not None else None
         if found is None:
             found = compute()
         _STATE.analyses[key] = [f for f in found if enabled.get(f.code)]
@@ -171,7 +172,7 @@ def _module_findings(linter, module) -> List[Finding]:
     run_paths[absolute] = absolute
     routed = routing.route(raw, run_paths, lambda p: project.project_for(p).contains(p))
     findings = [replace(f, path=path) for f in routed if f.path == absolute]
-    kept, _ = routing.withheld(findings, lambda f: project.project_for(absolute).runs_only_pynative())
+    kept, _ = routing.withheld(findings)
     per_file = config_module.enabled_rules(config, path)
     findings = [f for f in kept if per_file.get(f.code)]
     if error and error not in _STATE.reported_config_errors:

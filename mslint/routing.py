@@ -73,11 +73,11 @@ def _preference(finding: Finding) -> Tuple:
     return (finding.graph_mode_only, len(finding.reach), finding.reach, finding.message)
 
 
-def withheld(findings: Iterable[Finding], only_pynative: Callable[[Finding], bool]) -> Tuple[List[Finding], List[Finding]]:
-    """(kept, withheld): findings in code compiled only in GRAPH_MODE are withheld when the
-    finding's program only ever runs PyNative."""
+def withheld(findings: Iterable[Finding]) -> Tuple[List[Finding], List[Finding]]:
+    """(kept, withheld): a finding in code compiled only in GRAPH_MODE, in a program that only
+    runs PyNative (the analysis marks it), is withheld."""
     kept: List[Finding] = []
     held: List[Finding] = []
     for finding in findings:
-        (held if finding.graph_mode_only and only_pynative(finding) else kept).append(finding)
+        (held if finding.graph_mode_only else kept).append(finding)
     return kept, held

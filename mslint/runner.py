@@ -440,7 +440,7 @@ def lint_run(files: Iterable[str], config: config_module.Config, jobs: int = 1,
         sources[path] = source
         if cache is not None:
             digest = cache.hashes.remember(path, data)
-            module_name = module_name_for_file(path)
+            module_name = project.analysis_identity(path, module_name_for_file(path))
             cached = cache.lookup(path, digest, module_name)
             if cached is not None:
                 raw.extend(cached)
@@ -502,7 +502,7 @@ def report(raw: Iterable[Finding], run_paths: Dict[str, str], sources: Dict[str,
         found = [f for f in found if enabled.get(f.code)]
         source = sources.get(shown)
         findings.extend(unsuppressed(found, source, config, shown) if source is not None else found)
-    kept, held = routing.withheld(findings, lambda f: project.project_for(f.path).runs_only_pynative())
+    kept, held = routing.withheld(findings)
     return sorted(kept, key=Finding.sort_key), len(held)
 
 

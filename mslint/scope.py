@@ -178,16 +178,6 @@ def _preorder_iterative(root: nodes.NodeNG) -> List[nodes.NodeNG]:
     return order
 
 
-def program_mode(module: nodes.Module, resolver: Resolver, calls: Optional[List[nodes.Call]] = None) -> Optional[str]:
-    """PYNATIVE if the module only ever sets PYNATIVE_MODE, GRAPH if it sets GRAPH_MODE, else None."""
-    modes = context_modes(module, resolver, calls)
-    if not modes:
-        return None
-    if modes == {PYNATIVE}:
-        return PYNATIVE
-    return GRAPH if GRAPH in modes else None
-
-
 def context_modes(module: nodes.Module, resolver: Resolver, calls: Optional[List[nodes.Call]] = None) -> Set[str]:
     """Every mode the module's `set_context(mode=...)` calls set: PYNATIVE, GRAPH or "unknown"
     (a mode computed at run time, e.g. from argparse)."""
@@ -223,13 +213,15 @@ class GraphScope:
 
     def __init__(self, module: nodes.Module, resolver: Resolver, classes: ClassIndex,
                  interpreter: lattice.Interpreter, graph_mode: str = "auto", strict: bool = False,
-                 build: bool = True, index: Optional[NodeIndex] = None):
+                 build: bool = True, index: Optional[NodeIndex] = None, program_mode: Optional[str] = None):
         self.module = module
         self.resolver = resolver
         self.classes = classes
         self.interpreter = interpreter
         self.graph_mode = graph_mode
         self.strict = strict
+        self.program_mode = program_mode  # PYNATIVE when the project only ever sets PYNATIVE_MODE
+        self._marks: Optional[Dict[nodes.NodeNG, bool]] = None
         if index is None and build:  # (an empty scope, what is left after a failure, needs none)
             index = NodeIndex(module)
         self._index = index
@@ -257,6 +249,29 @@ class GraphScope:
         finding belongs to (mslint.routing)."""
         return list(self.functions)
 
+    def constructs_compiled(self) -> bool:
+        """Whether a plain construct is compiled: `graph-mode`, and under `auto` the program's
+        mode (the project's set_context calls, mslint.project)."""
+        if self.graph_mode == "always":
+            return True
+        if self.graph_mode == "never":
+            return False
+        return self.program_mode != PYNATIVE
+
+    def only_in_graph_mode(self, node) -> bool:
+        """Whether the graph function around `node` is compiled only in GRAPH_MODE (every way to
+        reach it is marked); False outside graph code."""
+        if self._marks is None:
+            self._marks = {}
+            for gf in self.functions:
+                self._marks[gf.node] = self._marks.get(gf.node, True) and gf.graph_mode_only
+        current = node
+        while current is not None:
+            if current in self._marks:
+                return self._marks[current]
+            current = current.parent
+        return False
+
     def body(self, function, nested_defs: bool = False) -> FunctionBody:
         """A graph function's body nodes (see FunctionBody), listed once per module analysis."""
         key = (function, nested_defs)
@@ -272,9 +287,10 @@ class GraphScope:
 
     # -- roots -------------------------------------------------------------------------
     def _roots(self) -> Iterator[GraphFunction]:
-        """Every root; those compiled only in GRAPH_MODE (a plain construct or bprop) last and
-        marked, so the closure reaches from the others first (see _build)."""
-        plain = []
+        """Every root.  In a program that only runs PyNative, a plain construct or bprop is
+        compiled only if something else compiles it (ms.jit(net), a call from @jit code): such
+        roots come last and are marked, so what they alone reach can be withheld and counted."""
+        deferred = []
         for cls in self._index.of(nodes.ClassDef):
             if not self.classes.is_cell(cls):
                 continue
@@ -288,9 +304,9 @@ class GraphScope:
                 method = self.classes.lookup_method(cls, name)
                 if method is not None and not self.classes.is_constexpr(method):
                     root = self._make(method, cls, name, (), strict)
-                    if jit_decorator is None and self.graph_mode == "auto":
-                        root.graph_mode_only = True  # the program's mode decides (mslint.routing)
-                        plain.append(root)
+                    if jit_decorator is None and not self.constructs_compiled():
+                        root.graph_mode_only = True
+                        deferred.append(root)
                     else:
                         yield root
         for function in self._index.of(nodes.FunctionDef):
@@ -303,7 +319,7 @@ class GraphScope:
             root = self._jit_call_root(call)
             if root is not None:
                 yield root
-        yield from plain
+        yield from deferred
 
     def _jit_call_root(self, call: nodes.Call) -> Optional[GraphFunction]:
         func = call.func
