@@ -281,6 +281,15 @@ def test_a_project_that_may_compile_reports_plain_construct_findings(tmp_path, s
     assert "withheld" not in result.stderr
 
 
+def test_a_library_modules_demo_that_sets_pynative_does_not_decide_the_mode(tmp_path):
+    mode_project(tmp_path, train="net = Net()")
+    net = tmp_path / "model" / "net.py"
+    net.write_text(net.read_text() + '\n\nif __name__ == "__main__":\n    ms.set_context(mode=ms.PYNATIVE_MODE)\n')
+    findings, result = mslint(tmp_path, "--no-cache", "model")
+    assert places(findings) == {("model/net.py", 7, "MS101"), ("model/net.py", 12, "MS101")}
+    assert "withheld" not in result.stderr
+
+
 def test_a_construct_reached_from_jit_is_compiled_in_a_pynative_project(tmp_path):
     mode_project(tmp_path, train="ms.set_context(mode=ms.PYNATIVE_MODE)\nfast = ms.jit(Net())")
     findings, _ = mslint(tmp_path, "--no-cache", ".")
