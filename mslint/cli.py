@@ -15,7 +15,7 @@ from typing import List, Optional
 from mslint import __version__
 from mslint import config as config_module
 from mslint import rule_pages
-from mslint.cache import ResultCache
+from mslint.cache import ResultCache, cache_directory
 from mslint.reporters import REPORTERS, locations, statistics
 from mslint.rules import INTERNAL_ERROR, registry
 from mslint.reporters.text import withheld_note
@@ -140,9 +140,11 @@ def _caches():
     opened = {}
 
     def cache_for(config: config_module.Config) -> ResultCache:
-        key = (config.root, ResultCache.namespace(config))
+        # one object per cache file: configurations without a file differ only in their root,
+        # and two objects saving one file would each drop the other's entries
+        key = (cache_directory(config.root), ResultCache.namespace(config))
         if key not in opened:
-            opened[key] = ResultCache.for_config(config)
+            opened[key] = ResultCache(*key)
         return opened[key]
 
     return cache_for

@@ -25,7 +25,7 @@ from mslint.engine import check_module
 from mslint.findings import Finding
 from mslint.cache import ResultCache, cache_directory, content_hash
 from mslint.resolve import module_name_for_file
-from mslint.runner import GC_THRESHOLDS, LeanSession, decode_source, may_hold_graph_code, read_bytes, unsuppressed
+from mslint.runner import GC_THRESHOLDS, decode_source, may_hold_graph_code, read_bytes, unsuppressed
 from mslint.rules import BAD_CONFIGURATION, TOOL_RULES, Rule, registry
 from mslint.scope import NodeIndex
 
@@ -45,7 +45,8 @@ class _RunState:
         self.walked: list = []
         self.caches: Dict[str, Optional[ResultCache]] = {}
         self.analyses: Dict[tuple, List[Finding]] = {}  # (file, content hash, rules) -> its analysis
-        self.lean: Optional[LeanSession] = None
+        self.built: Optional[Dict[str, object]] = None  # file -> the astroid tree pylint built
+        self.built_from = 0  # the size of astroid's cache when `built` was listed
         self.linter = None
 
     def cache_for(self, config: config_module.Config) -> Optional[ResultCache]:
@@ -129,7 +130,9 @@ def _own_analysis(module, path: str, source: str, config, enabled) -> List[Findi
 
 
 def _context_analysis(path: str, config, enabled) -> List[Finding]:
-    """The analysis of another module whose graph code may reach the current one."""
+    """The analysis of another module whose graph code may reach the current one, on the tree
+    pylint built for it (pylint builds every file of a serial run before linting any) or,
+    for a module outside the run, on one astroid builds as pylint would."""
     try:
         data = read_bytes(path)
         source = decode_source(data)
@@ -139,11 +142,36 @@ def _context_analysis(path: str, config, enabled) -> List[Finding]:
         return []
 
     def compute() -> List[Finding]:
-        if _STATE.lean is None:
-            _STATE.lean = LeanSession()
-        return _STATE.lean.analyse(path, source, config).findings
+        module = _built_module(path)
+        if module is None:
+            return []
+        saved = gc.get_threshold()
+        gc.set_threshold(*GC_THRESHOLDS)
+        try:
+            return check_module(ModuleContext(module, path, config), enabled)
+        finally:
+            gc.set_threshold(*saved)
 
     return _analysis(path, data, config, enabled, compute)
+
+
+def _built_module(path: str):
+    """pylint's (astroid's) tree of a file: the one already built if there is one."""
+    import astroid
+
+    absolute = os.path.abspath(path)
+    cache = astroid.MANAGER.astroid_cache
+    if _STATE.built is None or (absolute not in _STATE.built and len(cache) != _STATE.built_from):
+        _STATE.built = {os.path.abspath(m.file): m for m in list(cache.values()) if getattr(m, "file", None)}
+        _STATE.built_from = len(cache)
+    found = _STATE.built.get(absolute)
+    if found is None:
+        try:
+            found = astroid.MANAGER.ast_from_file(absolute, module_name_for_file(absolute), source=True)
+        except Exception:  # noqa: BLE001 - unreadable or unparsable: its own lint reports it
+            return None
+        _STATE.built[absolute] = found
+    return found
 
 
 def _module_findings(linter, module) -> List[Finding]:

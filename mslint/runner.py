@@ -266,27 +266,6 @@ def _end_session() -> None:
         gc.set_threshold(*_SAVED_GC.pop())
 
 
-class LeanSession:
-    """Analyses with the lean module store, from a process whose own trees are built by
-    someone else (the pylint plugin, for the modules outside pylint's current one whose graph
-    code reaches it); the store lives as long as the session, across calls."""
-
-    def __init__(self):
-        self.store = _ModuleStore()
-
-    def analyse(self, path: str, source: str, config: config_module.Config) -> "_Result":
-        global _STORE
-        saved = _STORE, resolve.HOOKS.loader, resolve.HOOKS.log, gc.get_threshold()
-        _STORE, resolve.HOOKS.loader = self.store, self.store.get
-        gc.set_threshold(*GC_THRESHOLDS)
-        try:
-            with _RecursionLimit():
-                return _analyse(path, source, config)
-        finally:
-            _STORE, resolve.HOOKS.loader, resolve.HOOKS.log = saved[:3]
-            gc.set_threshold(*saved[3])
-
-
 # -- one file --------------------------------------------------------------------------------
 class _Result:
     """One file's findings and what its analysis read (for the cache)."""
