@@ -28,7 +28,7 @@ import sys
 import tokenize
 from collections import OrderedDict
 from concurrent.futures import ProcessPoolExecutor
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from mslint import budget
 from mslint import config as config_module
@@ -39,41 +39,14 @@ from mslint.resolve import ReadLog, module_name_for_file
 from mslint.rules import ANALYSIS_INCOMPLETE, FILE_UNREADABLE, SYNTAX_ERROR, USELESS_SUPPRESSION, registry
 from mslint.suppression import Suppressions, useless_suppressions
 
-# Directories never worth descending into: VCS, virtual environments, builds, caches.
-SKIPPED_DIRECTORIES = frozenset({
-    ".git", ".hg", ".svn", ".bzr", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".mslint_cache",
-    ".tox", ".nox", ".eggs", "build", "dist", "node_modules", "site-packages", ".venv", "venv", ".ipynb_checkpoints",
-})
 SERIAL_BELOW = 8  # fewer files than this: worker processes cost more than they save
+# Less source than this to analyse (after the cache): one process.  Starting workers and
+# building each package's modules once per worker costs about a second; below ~1.5 MB of
+# source (about 150 typical files) a second core on a busy machine does not win it back
+# (docs/performance.md, "Worker processes").
+PARALLEL_FROM_BYTES = 1_500_000
 MAX_MODULES = 192  # project modules kept built per process (a bound on memory for large trees)
 PREFILTER_VARIABLE = "MSLINT_PREFILTER"  # "0": analyse every file (to check the pre-filter)
-
-
-class UsageError(Exception):
-    """A problem with the command line itself (exit status 2)."""
-
-
-def discover(paths: Sequence[str], config: config_module.Config) -> List[str]:
-    """The Python files to lint, sorted; explicitly named files are always included."""
-    found = set()
-    for path in paths:
-        if not os.path.exists(path) and not os.path.islink(path):
-            raise UsageError(f"{path}: no such file or directory")
-        if os.path.isfile(path):
-            found.add(os.path.normpath(path))
-            continue
-        for directory, subdirectories, files in os.walk(path):
-            subdirectories[:] = sorted(
-                d for d in subdirectories
-                if d not in SKIPPED_DIRECTORIES and not d.endswith(".egg-info")
-                and not os.path.isfile(os.path.join(directory, d, "pyvenv.cfg"))
-                and not config.is_excluded(os.path.join(directory, d))
-            )
-            for name in files:
-                full = os.path.normpath(os.path.join(directory, name))
-                if name.endswith(".py") and not config.is_excluded(full):
-                    found.add(full)
-    return sorted(found)
 
 
 # -- reading -------------------------------------------------------------------------------
@@ -376,16 +349,41 @@ class _RecursionLimit:
         sys.setrecursionlimit(self.limit)
 
 
-def _lint_many(task: Tuple[Tuple[Tuple[str, str], ...], config_module.Config]) -> List[_Result]:
+def _lint_many(task: Tuple[Tuple[Tuple[str, str], ...], config_module.Config],
+               on_file: Optional[Callable[[int], None]] = None) -> List[_Result]:
     files, config = task
+    results = []
     with _RecursionLimit():
-        return [_analyse(path, source, config) for path, source in files]
+        for path, source in files:
+            results.append(_analyse(path, source, config))
+            if on_file is not None:
+                on_file(1)
+    return results
+
+
+def available_cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))  # the cores this process may run on (a container's share)
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def worker_count(pending: Sequence[Tuple[str, str]], jobs: int = 0) -> int:
+    """`jobs` if given, else decided from the work: one process for little source, the
+    available cores for more."""
+    if jobs > 0:
+        return jobs
+    if len(pending) < SERIAL_BELOW or sum(len(source) for _, source in pending) < PARALLEL_FROM_BYTES:
+        return 1
+    return available_cores()
 
 
 def lint_paths(files: Iterable[str], config: config_module.Config, jobs: int = 1,
-               cache: Optional[ResultCache] = None) -> List[Finding]:
-    """Findings for all files, in a deterministic order whatever the number of jobs;
-    with a cache, files whose results are still valid are not analysed again."""
+               cache: Optional[ResultCache] = None,
+               on_file: Optional[Callable[[int], None]] = None) -> List[Finding]:
+    """Findings for all files, in a deterministic order whatever the number of jobs (0:
+    decided from the work, see `worker_count`); with a cache, files whose results are still
+    valid are not analysed again.  `on_file(n)` is told as each n files are done (progress)."""
     resolve.clear_file_caches()
     findings: List[Finding] = []
     pending: List[Tuple[str, str]] = []
@@ -402,20 +400,23 @@ def lint_paths(files: Iterable[str], config: config_module.Config, jobs: int = 1
             cached = cache.lookup(path, digest, module_name)
             if cached is not None:
                 findings.extend(unsuppressed(cached, source, config, path))
+                if on_file is not None:
+                    on_file(1)
                 continue
             digests[path] = (digest, module_name)
         pending.append((path, source))
         sources[path] = source
 
     if pending:
+        jobs = worker_count(pending, jobs)
         if jobs <= 1 or len(pending) < SERIAL_BELOW:
             _start_session()
             try:
-                results = _lint_many((tuple(pending), config))
+                results = _lint_many((tuple(pending), config), on_file)
             finally:
                 _end_session()
         else:
-            results = _lint_parallel(pending, config, jobs)
+            results = _lint_parallel(pending, config, jobs, on_file)
         for result in results:
             findings.extend(unsuppressed(result.findings, sources[result.path], config, result.path))
             if cache is not None and not any(f.rule is ANALYSIS_INCOMPLETE for f in result.findings):
@@ -427,7 +428,8 @@ def lint_paths(files: Iterable[str], config: config_module.Config, jobs: int = 1
     return sorted(findings, key=Finding.sort_key)
 
 
-def _lint_parallel(files: List[Tuple[str, str]], config: config_module.Config, jobs: int) -> List[_Result]:
+def _lint_parallel(files: List[Tuple[str, str]], config: config_module.Config, jobs: int,
+                   on_file: Optional[Callable[[int], None]] = None) -> List[_Result]:
     # contiguous runs of files (sorted by path: one package's modules share dependencies,
     # built once per worker), several per worker and of similar size, in order
     chunk_count = min(len(files), jobs * 4)
@@ -447,4 +449,6 @@ def _lint_parallel(files: List[Tuple[str, str]], config: config_module.Config, j
     with ProcessPoolExecutor(max_workers=min(jobs, len(chunks)), initializer=_start_session) as pool:
         for chunk_results in pool.map(_lint_many, [(chunk, config) for chunk in chunks]):
             results.extend(chunk_results)
+            if on_file is not None:
+                on_file(len(chunk_results))
     return results

@@ -136,3 +136,42 @@ def test_editors_page_covers_each_editor_with_the_plugin():
     assert titles == ["VS Code", "PyCharm", "Vim and Neovim"]
     for section in sections:
         assert "--load-plugins=mslint" in section
+
+
+PRECEDENCE_EXAMPLE = """
+import mindspore as ms
+import numpy as np
+from mindspore import nn
+
+
+class Net(nn.Cell):
+    def construct(self, x):
+        weight = ms.Tensor(np.ones((3,)), ms.float32)
+        axis = int((x > 100).sum())
+        return np.exp(x * weight).sum(axis)
+"""
+
+
+def precedence_rows():
+    text = (DOCS / "configuration.md").read_text(encoding="utf-8")
+    table = text.split("## Which rules run", 1)[1].split("| `[tool.mslint]` | command line | reported |", 1)[1]
+    rows = []
+    for line in table.strip().splitlines()[1:]:
+        if not line.startswith("|"):
+            break
+        toml, command, reported = [cell.strip() for cell in line.strip("|").split("|")]
+        rows.append(("\n".join(re.findall(r"`([^`]+)`", toml)), shlex.split(command.strip("`")),
+                     [code.strip() for code in reported.split(",")]))
+    return rows
+
+
+def test_the_precedence_table_in_the_configuration_reference_is_what_mslint_does(tmp_path):
+    rows = precedence_rows()
+    assert len(rows) >= 10
+    (tmp_path / "net.py").write_text(PRECEDENCE_EXAMPLE)
+    for toml, command, reported in rows:
+        (tmp_path / "pyproject.toml").write_text("[tool.mslint]\n" + toml + "\n")
+        result = subprocess.run([sys.executable, "-m", "mslint", "--output-format", "json", "--no-cache", *command,
+                                 "net.py"], cwd=tmp_path, capture_output=True, text=True)
+        assert result.returncode == 1, (toml, command, result.stderr)
+        assert sorted({f["code"] for f in json.loads(result.stdout)}) == reported, (toml, command)

@@ -212,8 +212,8 @@ def test_a_file_deleted_after_discovery_is_reported_and_the_run_goes_on(tmp_path
     (tmp_path / "good.py").write_text(GOOD)
     real_discover = cli.discover
 
-    def discover_then_delete(paths, config):
-        files = real_discover(paths, config)
+    def discover_then_delete(paths, config, **options):
+        files = real_discover(paths, config, **options)
         assert "vanishing.py" in files
         os.remove("vanishing.py")  # gone between discovery and reading
         return files
