@@ -198,7 +198,7 @@ def _command_line_config(args, paths: List[str]) -> config_module.Config:
     if args.target_version is not None:
         changes["target_version"], warnings = config_module.check_target_version(
             args.target_version, "--target-version", "--target-version")
-        changes["warnings"] = config.warnings + warnings
+        changes["warnings"] = warnings  # the file's target-version, and its only warning, are overridden
     return config.with_overrides(**changes)
 
 
