@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import gc
 import io
+import math
 import os
 import re
 import stat
@@ -41,9 +42,8 @@ from mslint.suppression import Suppressions, useless_suppressions
 
 SERIAL_BELOW = 8  # fewer files than this: worker processes cost more than they save
 # Less source than this to analyse (after the cache): one process.  Starting workers and
-# building each package's modules once per worker costs about a second; below ~1.5 MB of
-# source (about 150 typical files) a second core on a busy machine does not win it back
-# (docs/performance.md, "Worker processes").
+# building each package's modules once per worker costs about a second, which ~1.5 MB of
+# source (about 150 typical files) does not win back (docs/performance.md, "Worker processes").
 PARALLEL_FROM_BYTES = 1_500_000
 MAX_MODULES = 192  # project modules kept built per process (a bound on memory for large trees)
 PREFILTER_VARIABLE = "MSLINT_PREFILTER"  # "0": analyse every file (to check the pre-filter)
@@ -362,10 +362,17 @@ def _lint_many(task: Tuple[Tuple[Tuple[str, str], ...], config_module.Config],
 
 
 def available_cores() -> int:
+    """The cores this process may run on (a container's share: sched_getaffinity) that the
+    last minute's load average leaves idle, at least one."""
     try:
-        return len(os.sched_getaffinity(0))  # the cores this process may run on (a container's share)
+        cores = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
-        return os.cpu_count() or 1
+        cores = os.cpu_count() or 1
+    try:
+        busy = os.getloadavg()[0]
+    except (AttributeError, OSError):  # Windows
+        busy = 0.0
+    return max(1, min(cores, math.ceil(cores - busy)))
 
 
 def worker_count(pending: Sequence[Tuple[str, str]], jobs: int = 0) -> int:

@@ -92,10 +92,10 @@ def test_github_workflow_uploads_the_sarif_mslint_writes(project, monkeypatch, c
     assert "github/codeql-action/upload-sarif@" in workflow
     sarif_file = re.search(r"sarif_file:\s*(\S+)", workflow).group(1)
     commands = workflow_mslint_commands(workflow)
-    (sarif_command,) = [c for c in commands if "--format sarif" in c]
+    (sarif_command,) = [c for c in commands if "--output-format sarif" in c]
     assert sarif_command.endswith(f"> {sarif_file}")
     assert "--exit-zero" in sarif_command  # so the upload step runs when there are findings
-    assert any("--format github" in c for c in commands)
+    assert any("--output-format github" in c for c in commands)
 
     project.write("net.py", NET)
     monkeypatch.chdir(project.root)
@@ -105,7 +105,7 @@ def test_github_workflow_uploads_the_sarif_mslint_writes(project, monkeypatch, c
         assert argv[0] == "mslint"
         status = main(argv[1:])
         out = capsys.readouterr().out
-        if "--format sarif" in command:
+        if "--output-format sarif" in command:
             assert status == 0 and json.loads(out)["runs"][0]["results"][0]["ruleId"] == "MS101"
         else:
             assert status == 1 and out.startswith("::error file=net.py,line=7,")
@@ -118,15 +118,21 @@ def test_gitlab_code_quality_recipe_produces_a_report(project, monkeypatch, caps
     assert f"> {report_name}" in gitlab
     project.write("net.py", NET)
     monkeypatch.chdir(project.root)
-    assert main(["--format", "json", "--exit-zero", "."]) == 0
-    findings = capsys.readouterr().out
-    result = subprocess.run([sys.executable, "-c", converter], input=findings, capture_output=True, text=True,
-                            timeout=60)
-    assert result.returncode == 0, result.stderr
-    (issue,) = json.loads(result.stdout)
+
+    def gitlab_issues():
+        assert main(["--output-format", "sarif", "--exit-zero", "."]) == 0
+        result = subprocess.run([sys.executable, "-c", converter], input=capsys.readouterr().out,
+                                capture_output=True, text=True, timeout=60)
+        assert result.returncode == 0, result.stderr
+        return json.loads(result.stdout)
+
+    (issue,) = gitlab_issues()
     assert issue["check_name"] == "MS101 tensor-to-numpy-in-graph" and issue["severity"] == "major"
     assert issue["location"] == {"path": "net.py", "lines": {"begin": 7}}
-    assert issue["description"].startswith("MS101 'x.asnumpy()'") and len(issue["fingerprint"]) == 64
+    assert issue["description"].startswith("MS101 'x.asnumpy()'") and len(issue["fingerprint"]) == 32
+    project.write("net.py", "import os\n" + NET.lstrip())  # a line added above the finding: the same issue
+    (moved,) = gitlab_issues()
+    assert moved["location"]["lines"]["begin"] == 8 and moved["fingerprint"] == issue["fingerprint"]
 
 
 def test_editors_page_covers_each_editor_with_the_plugin():
