@@ -129,16 +129,18 @@ def _main(argv: Optional[List[str]]) -> int:
         raise UsageError("--jobs must be 0 (decided from the work) or a positive number")
 
     paths = args.paths or ["."]
-    config = _command_line_config(args, paths)
+    config = with_command_line(config_module.discover(_common_directory(paths), args.config), args)
     for warning in config.warnings:
         print(f"mslint: warning: {warning}", file=sys.stderr)
     if args.list_rules:
         return _list_rules(args.output_format, config)
 
-    files = discover(paths, config, respect_gitignore=args.respect_gitignore, force_exclude=args.force_exclude)
-    for path in empty_paths(paths, files):
+    excluded: List[str] = []
+    files = discover(paths, config, respect_gitignore=args.respect_gitignore, force_exclude=args.force_exclude,
+                     excluded_by_name=excluded)
+    for path in empty_paths([p for p in paths if p not in excluded], files):
         print(f"mslint: warning: no Python files found under {path}", file=sys.stderr)
-    if not files and not args.force_exclude:  # pre-commit may name only excluded files: nothing to do
+    if not files and not excluded:  # (pre-commit may name only excluded files: nothing to do, not an error)
         return EXIT_ERROR
     cache = None if args.no_cache else ResultCache.for_config(config)
     report_to = _open_output(args.output_file)
@@ -178,9 +180,8 @@ def _main(argv: Optional[List[str]]) -> int:
     return _write(lambda out: _report(findings, out, args, context), report_to, status)
 
 
-def _command_line_config(args, paths: List[str]) -> config_module.Config:
-    """The configuration file's settings with the command line's on top."""
-    config = config_module.discover(_common_directory(paths), args.config)
+def with_command_line(config: config_module.Config, args) -> config_module.Config:
+    """A configuration (the run's, or a file's own) with the command line's settings on top."""
     selectors = {}
     for name in ("select", "extend_select", "ignore"):
         given = getattr(args, name)

@@ -8,7 +8,7 @@ pre-commit, which names every staged file) makes the exclusions apply to it too.
 from __future__ import annotations
 
 import os
-from typing import Dict, List, Sequence
+from typing import Dict, List, Optional, Sequence
 
 from mslint import config as config_module
 from mslint.gitignore import Gitignore
@@ -25,8 +25,9 @@ class UsageError(Exception):
 
 
 def discover(paths: Sequence[str], config: config_module.Config, respect_gitignore: bool = True,
-             force_exclude: bool = False) -> List[str]:
-    """The Python files to lint, sorted."""
+             force_exclude: bool = False, excluded_by_name: Optional[List[str]] = None) -> List[str]:
+    """The Python files to lint, sorted.  The named paths --force-exclude leaves out are
+    appended to `excluded_by_name` if given."""
     found = set()
     matchers: Dict[str, Gitignore] = {}
 
@@ -41,6 +42,8 @@ def discover(paths: Sequence[str], config: config_module.Config, respect_gitigno
             raise UsageError(f"{path}: no such file or directory")
         gitignore = gitignore_for(path)
         if force_exclude and _excluded_by_name(path, config, gitignore):
+            if excluded_by_name is not None:
+                excluded_by_name.append(path)
             continue
         if os.path.isfile(path):
             found.add(os.path.normpath(path))
