@@ -302,6 +302,15 @@ def test_colour_follows_the_flag_and_no_color(tree):
     assert "\x1b[" not in tree.mslint("--output-format", "json", "--color", "always", "net.py").stdout
 
 
+def test_sarif_rule_help_is_the_page_without_its_claim_blocks(tree):
+    tree.write("net.py", BAD)
+    log = json.loads(tree.mslint("--output-format", "sarif", "net.py").stdout)
+    rules = {rule["id"]: rule for rule in log["runs"][0]["tool"]["driver"]["rules"]}
+    explained = tree.mslint("--explain", "MS102").stdout
+    assert rules["MS102"]["help"]["markdown"] == explained.split("\n", 1)[1].strip() + "\n"
+    assert not any("<!--" in rule["help"]["markdown"] for rule in rules.values())
+
+
 # -- 11. progress --------------------------------------------------------------------------------------------
 def _on_a_terminal(tree, *args):
     import pty
