@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections import Counter
 from typing import List, Tuple
 
+from mslint.atomic import write_atomically
 from mslint.config import ConfigError
 from mslint.findings import Finding
 from mslint.reporters.locations import display_path
@@ -34,16 +34,7 @@ def write(findings: List[Finding], path: str) -> None:
     entries = [{"code": code, "path": where, "fingerprint": fingerprint}
                for code, where, fingerprint in sorted(_keys(findings, path))]
     text = json.dumps({"mslint-baseline": FORMAT, "findings": entries}, indent=1, ensure_ascii=False) + "\n"
-    directory = os.path.dirname(os.path.abspath(path))
-    descriptor, temporary = tempfile.mkstemp(prefix=".baseline-", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
+    write_atomically(path, text.encode("utf-8"))
 
 
 def read(path: str) -> Counter:

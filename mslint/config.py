@@ -8,6 +8,8 @@ import sys
 from dataclasses import dataclass, field, replace
 from typing import Dict, List, Optional, Tuple
 
+from mslint.directories import nearest_directory_with
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on older interpreters only
@@ -280,14 +282,7 @@ def discover(start: str, explicit: Optional[str] = None) -> Config:
 
 def find_project_root(start: str) -> Optional[str]:
     """The nearest directory from `start` upwards holding pyproject.toml, setup.cfg, setup.py or .git."""
-    directory = os.path.abspath(start)
-    while True:
-        if any(os.path.exists(os.path.join(directory, marker)) for marker in PROJECT_ROOT_MARKERS):
-            return directory
-        parent = os.path.dirname(directory)
-        if parent == directory:
-            return None
-        directory = parent
+    return nearest_directory_with(start, PROJECT_ROOT_MARKERS)
 
 
 def enabled_rules(config: Config, path: Optional[str] = None) -> Dict[str, bool]:

@@ -19,6 +19,8 @@ import os
 import re
 from typing import Dict, List, Optional, Tuple
 
+from mslint.directories import nearest_directory_with
+
 Pattern = Tuple["re.Pattern", bool, bool]  # (regex on the path relative to the file's directory, negated, dirs only)
 
 
@@ -106,7 +108,7 @@ class Gitignore:
         from mslint.config import find_project_root
 
         start = os.path.abspath(path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path)))
-        return cls(_repository_root(start) or find_project_root(start) or start)
+        return cls(nearest_directory_with(start, (".git",)) or find_project_root(start) or start)
 
     def _load(self, directory: str) -> List[Pattern]:
         if directory not in self._patterns:
@@ -160,14 +162,3 @@ class Gitignore:
     def ignores_entry(self, path: str, is_directory: bool) -> bool:
         """During a walk from above (parents already checked): whether this entry is ignored."""
         return bool(self._matches(os.path.abspath(path), is_directory))
-
-
-def _repository_root(start: str) -> Optional[str]:
-    directory = start
-    while True:
-        if os.path.exists(os.path.join(directory, ".git")):
-            return directory
-        parent = os.path.dirname(directory)
-        if parent == directory:
-            return None
-        directory = parent

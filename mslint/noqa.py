@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import ast
 import io
-import os
 import re
-import tempfile
 import tokenize
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
+from mslint.atomic import write_atomically
 from mslint.findings import Finding
 
 _DISABLE_RE = re.compile(r"#\s*mslint\s*:\s*disable\s*=\s*([\w\-]+(?:\s*,\s*[\w\-]+)*)")
@@ -75,7 +74,7 @@ def _add_to_file(path: str, codes_by_line: Dict[int, List[str]], outcome: Outcom
     except (SyntaxError, ValueError):  # never leave a file that does not parse
         outcome.skipped.extend((path, line, "the comments would not parse") for line in sorted(codes_by_line))
         return
-    _write_atomically(path, new_text.encode(encoding))
+    write_atomically(path, new_text.encode(encoding))
     outcome.comments += changed
     outcome.files += 1
 
@@ -108,18 +107,3 @@ def _scan(text: str) -> Tuple[Dict[int, str], Dict[int, int]]:
         if line.rstrip("\r\n").endswith("\\") and number not in blocked and number not in comments:
             blocked[number] = "the line continues with a backslash"
     return blocked, comments
-
-
-def _write_atomically(path: str, data: bytes) -> None:
-    mode = os.stat(path).st_mode
-    descriptor, temporary = tempfile.mkstemp(prefix=".mslint-", suffix=".tmp", dir=os.path.dirname(os.path.abspath(path)))
-    try:
-        with os.fdopen(descriptor, "wb") as handle:
-            handle.write(data)
-        os.chmod(temporary, mode & 0o7777)
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
-

@@ -10,24 +10,8 @@ import sys
 import textwrap
 
 import pytest
+from test_cli import BAD, CLEAN
 
-BAD = '''
-import numpy as np
-from mindspore import nn
-
-
-class Net(nn.Cell):
-    def construct(self, x):
-        return np.exp(x)
-'''
-CLEAN = '''
-from mindspore import nn, ops
-
-
-class Net(nn.Cell):
-    def construct(self, x):
-        return ops.exp(x)
-'''
 TWO_FINDINGS = '''
 import numpy as np
 from mindspore import nn
