@@ -5,7 +5,6 @@ Exit status: 0 no findings, 1 findings, 2 usage, configuration or internal error
 from __future__ import annotations
 
 import argparse
-import codecs
 import gc
 import json
 import os
@@ -13,7 +12,7 @@ import sys
 from dataclasses import replace
 from typing import List, Optional
 
-from mslint import __version__, baseline, noqa
+from mslint import __version__, baseline, noqa, output
 from mslint import config as config_module
 from mslint import rule_pages
 from mslint.cache import ResultCache
@@ -41,17 +40,18 @@ def build_parser() -> argparse.ArgumentParser:
                     "or runs silently wrong.",
     )
     parser.add_argument("paths", nargs="*", metavar="PATH", help="files or directories (default: .)")
-    output = parser.add_argument_group("output")
-    output.add_argument("--output-format", "--format", dest="output_format", choices=sorted(REPORTERS),
+    report = parser.add_argument_group("output")
+    report.add_argument("--output-format", "--format", dest="output_format", choices=sorted(REPORTERS),
                         default="text", help="output format (default: text; --format is an alias)")
-    output.add_argument("--output-file", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
-    output.add_argument("--quiet", "-q", action="store_true",
+    report.add_argument("--output-file", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
+    report.add_argument("--quiet", "-q", action="store_true",
                         help="only the findings: no summary line, no progress")
-    output.add_argument("--color", choices=("auto", "always", "never"), default="auto",
-                        help="colour the text output (default: auto: on a terminal, unless NO_COLOR is set)")
-    output.add_argument("--statistics", action="store_true",
+    report.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                        help="colour the text output (default: auto: on a terminal; NO_COLOR turns it off, "
+                             "FORCE_COLOR on)")
+    report.add_argument("--statistics", action="store_true",
                         help="print how many findings each rule has instead of the findings (text or json)")
-    output.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    report.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     rules = parser.add_argument_group("rule selection (the command line wins over the configuration)")
     rules.add_argument("--select", metavar="CODES", action="append",
                        help="only these rules: codes, prefixes (MS1, MS10), symbols or pylint ids, "
@@ -108,8 +108,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     except KeyboardInterrupt:
         print("mslint: interrupted", file=sys.stderr)
         return EXIT_ERROR
-    except BrokenPipeError:  # the reader went away before the report was written (_write handles the rest)
-        _silence_stdout()
+    except BrokenPipeError:  # the reader went away before the report was written (output.write handles the rest)
+        output.silence_stdout()
         return EXIT_ERROR
     except Exception as error:  # noqa: BLE001 - never a traceback to the user
         print(f"mslint: internal error: {type(error).__name__}: {error} (please report it)", file=sys.stderr)
@@ -120,7 +120,7 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 def _main(argv: Optional[List[str]]) -> int:
     args = build_parser().parse_args(argv)
-    _tolerant_stdout()
+    output.tolerant_stdout()
     if args.explain:
         return _explain(args.explain)
     if args.statistics and args.output_format not in statistics.FORMATS:
@@ -143,10 +143,10 @@ def _main(argv: Optional[List[str]]) -> int:
     if not files and not excluded:  # (pre-commit may name only excluded files: nothing to do, not an error)
         return EXIT_ERROR
     cache = None if args.no_cache else ResultCache.for_config(config)
-    report_to = _open_output(args.output_file)
+    report_to = output.open_output(args.output_file)
     people = args.output_format in PEOPLE_FORMATS and not args.statistics
-    progress = Progress(len(files), sys.stderr, people and not args.quiet and _is_terminal(sys.stderr)
-                        and _is_terminal(report_to))
+    progress = Progress(len(files), sys.stderr, people and not args.quiet and output.is_terminal(sys.stderr)
+                        and output.is_terminal(report_to))
     gc.set_threshold(*GC_THRESHOLDS)  # until the output is written (main restores them): see mslint.runner
     try:
         findings = lint_paths(files, config, jobs=args.jobs if args.jobs is not None else (config.jobs or 0),
@@ -158,15 +158,20 @@ def _main(argv: Optional[List[str]]) -> int:
     if args.add_noqa:
         return _add_noqa(findings)
     if args.write_baseline:
-        baseline.write(findings, args.write_baseline)
+        try:
+            baseline.write(findings, args.write_baseline)
+        except OSError as error:
+            raise UsageError(f"--write-baseline {args.write_baseline}: cannot write: {error.strerror or error}") \
+                from None
         print(f"mslint: recorded {len(findings)} finding{'' if len(findings) == 1 else 's'} in "
               f"{args.write_baseline}", file=sys.stderr)
         return EXIT_CLEAN
     if args.baseline:
         known = len(findings)
         findings = baseline.new_findings(findings, args.baseline)
-        if not args.quiet and known != len(findings):
-            print(f"mslint: {known - len(findings)} finding(s) recorded in {args.baseline} not shown",
+        hidden = known - len(findings)
+        if not args.quiet and hidden:
+            print(f"mslint: {hidden} finding{'' if hidden == 1 else 's'} recorded in {args.baseline} not shown",
                   file=sys.stderr)
 
     if any(f.rule is INTERNAL_ERROR for f in findings) and not args.exit_zero:
@@ -177,7 +182,7 @@ def _main(argv: Optional[List[str]]) -> int:
         status = EXIT_CLEAN
     context = {"files": len(files), "base": locations.base_directory(), "quiet": args.quiet,
                "color": people and args.output_file is None and use_color(args.color, sys.stdout)}
-    return _write(lambda out: _report(findings, out, args, context), report_to, status)
+    return output.write(lambda out: _report(findings, out, args, context), report_to, status)
 
 
 def with_command_line(config: config_module.Config, args) -> config_module.Config:
@@ -216,44 +221,6 @@ def _report(findings: List[Finding], out, args, context: dict) -> None:
         REPORTERS[args.output_format](findings, out, context)
 
 
-def _open_output(path: Optional[str]):
-    if path is None:
-        return sys.stdout
-    try:
-        return open(path, "w", encoding="utf-8", errors="surrogateescape")
-    except OSError as error:
-        raise UsageError(f"--output-file {path}: cannot write: {error.strerror or error}") from None
-
-
-def _write(render, out, status: int) -> int:
-    """Write the report; a reader that went away (`mslint | head -1`) ends the run quietly
-    with the status it had."""
-    try:
-        render(out)
-        out.flush()
-    except BrokenPipeError:
-        _silence_stdout()
-    finally:
-        if out is not sys.stdout:
-            out.close()
-    return status
-
-
-def _silence_stdout() -> None:
-    """Point stdout at /dev/null so the interpreter's final flush does not fail again."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-    except (OSError, ValueError, AttributeError):
-        pass
-
-
-def _is_terminal(stream) -> bool:
-    isatty = getattr(stream, "isatty", None)
-    return bool(isatty and isatty())
-
-
 def _add_noqa(findings: List[Finding]) -> int:
     outcome = noqa.add_noqa(findings)
     for path, line, why in outcome.skipped:
@@ -262,22 +229,6 @@ def _add_noqa(findings: List[Finding]) -> int:
     files = "file" if outcome.files == 1 else "files"
     print(f"Added {outcome.comments} suppression {comments} to {outcome.files} {files}.")
     return EXIT_CLEAN
-
-
-def _json_escape(error: UnicodeEncodeError):
-    """Codec error handler: unencodable characters as \\uXXXX (UTF-16 units, as JSON writes them)."""
-    units = error.object[error.start:error.end].encode("utf-16-be", "surrogatepass")
-    escaped = "".join(f"\\u{int.from_bytes(units[i:i + 2], 'big'):04x}" for i in range(0, len(units), 2))
-    return escaped, error.end
-
-
-def _tolerant_stdout() -> None:
-    """A file name that is not valid UTF-8 (a lone surrogate in Python) or a character the terminal's
-    encoding lacks is written as a \\uXXXX escape (valid inside JSON strings, readable in text) instead
-    of failing the whole report with UnicodeEncodeError."""
-    if getattr(sys.stdout, "errors", None) == "strict" and hasattr(sys.stdout, "reconfigure"):
-        codecs.register_error("mslint-json-escape", _json_escape)
-        sys.stdout.reconfigure(errors="mslint-json-escape")
 
 
 def _display(finding):

@@ -45,10 +45,15 @@ def add_noqa(findings: List[Finding]) -> Outcome:
 
 
 def _add_to_file(path: str, codes_by_line: Dict[int, List[str]], outcome: Outcome) -> None:
-    with open(path, "rb") as handle:
-        data = handle.read()
-    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    text = data.decode(encoding)
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        text = data.decode(encoding)
+    except (OSError, SyntaxError, UnicodeDecodeError) as error:
+        why = f"cannot read the file: {getattr(error, 'strerror', None) or error}"
+        outcome.skipped.extend((path, line, why) for line in sorted(codes_by_line))
+        return
     lines = _LINE_RE.findall(text)  # as Python counts lines (not str.splitlines: form feeds)
     try:
         blocked, comments = _scan(text)
@@ -74,7 +79,12 @@ def _add_to_file(path: str, codes_by_line: Dict[int, List[str]], outcome: Outcom
     except (SyntaxError, ValueError):  # never leave a file that does not parse
         outcome.skipped.extend((path, line, "the comments would not parse") for line in sorted(codes_by_line))
         return
-    write_atomically(path, new_text.encode(encoding))
+    try:
+        write_atomically(path, new_text.encode(encoding))
+    except OSError as error:
+        outcome.skipped.extend((path, line, f"cannot write the file: {error.strerror or error}")
+                               for line in sorted(codes_by_line))
+        return
     outcome.comments += changed
     outcome.files += 1
 
