@@ -21,8 +21,9 @@ from mslint.findings import Finding
 from mslint.progress import Progress
 from mslint.reporters import REPORTERS, locations, statistics
 from mslint.reporters.style import use_color
+from mslint.reporters.text import withheld_note
 from mslint.rules import INTERNAL_ERROR, registry
-from mslint.runner import GC_THRESHOLDS, lint_paths
+from mslint.runner import GC_THRESHOLDS, lint_run
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 PEOPLE_FORMATS = ("text", "concise")  # the others are for machines: no progress line, no colour
@@ -80,6 +81,8 @@ def build_parser() -> argparse.ArgumentParser:
                           help="whether a plain construct is compiled (default: auto)")
     settings.add_argument("--syntax-level", choices=("lax", "strict"),
                           help="jit_syntax_level to assume (default: lax)")
+    settings.add_argument("--show-settings", metavar="PATH",
+                          help="print the configuration that applies to a file (and where it comes from)")
     settings.add_argument("--jobs", "-j", type=int, default=None, metavar="N",
                           help="worker processes (default: from config, else decided from the work)")
     settings.add_argument("--no-cache", action="store_true",
@@ -129,31 +132,37 @@ def _main(argv: Optional[List[str]]) -> int:
         raise UsageError("--jobs must be 0 (decided from the work) or a positive number")
 
     paths = args.paths or ["."]
-    config = with_command_line(config_module.discover(_common_directory(paths), args.config), args)
-    for warning in config.warnings:
-        print(f"mslint: warning: {warning}", file=sys.stderr)
+    command_line = _command_line_settings(args)
+    config_for = config_module.PerFile(args.config, command_line)
+    if args.show_settings:
+        return _show_settings(args.show_settings, config_for)
     if args.list_rules:
+        config = config_for(paths[0])
+        _print_warnings(config_for)
         return _list_rules(args.output_format, config)
 
     excluded: List[str] = []
-    files = discover(paths, config, respect_gitignore=args.respect_gitignore, force_exclude=args.force_exclude,
+    files = discover(paths, config_for, respect_gitignore=args.respect_gitignore, force_exclude=args.force_exclude,
                      excluded_by_name=excluded)
+    for path in files:  # each file's configuration, found now: its errors and warnings come first
+        config_for(path)
+    _print_warnings(config_for)
     for path in empty_paths([p for p in paths if p not in excluded], files):
         print(f"mslint: warning: no Python files found under {path}", file=sys.stderr)
     if not files and not excluded:  # (pre-commit may name only excluded files: nothing to do, not an error)
         return EXIT_ERROR
-    cache = None if args.no_cache else ResultCache.for_config(config)
+    caches = None if args.no_cache else _caches()
     report_to = output.open_output(args.output_file)
     people = args.output_format in PEOPLE_FORMATS and not args.statistics
-    progress = Progress(len(files), sys.stderr, people and not args.quiet and output.is_terminal(sys.stderr)
+    progress = Progress(sys.stderr, people and not args.quiet and output.is_terminal(sys.stderr)
                         and output.is_terminal(report_to))
     gc.set_threshold(*GC_THRESHOLDS)  # until the output is written (main restores them): see mslint.runner
+    jobs = args.jobs if args.jobs is not None else (config_for(paths[0]).jobs or 0)
     try:
-        findings = lint_paths(files, config, jobs=args.jobs if args.jobs is not None else (config.jobs or 0),
-                              cache=cache, on_file=progress.advance)
+        run = lint_run(files, config_for, jobs=jobs, cache=caches, progress=progress)
     finally:
         progress.finish()
-    findings = sorted((_display(f) for f in findings), key=Finding.sort_key)
+    findings = sorted((_display(f) for f in run.findings), key=Finding.sort_key)
 
     if args.add_noqa:
         return _add_noqa(findings)
@@ -181,17 +190,33 @@ def _main(argv: Optional[List[str]]) -> int:
     else:
         status = EXIT_CLEAN
     context = {"files": len(files), "base": locations.base_directory(), "quiet": args.quiet,
+               "withheld": run.withheld,
                "color": people and args.output_file is None and use_color(args.color, sys.stdout)}
+    if run.withheld and not people and not args.quiet:  # the text formats say it in their summary
+        print(f"mslint: {withheld_note(run.withheld)}", file=sys.stderr)
     return output.write(lambda out: _report(findings, out, args, context), report_to, status)
 
 
-def with_command_line(config: config_module.Config, args) -> config_module.Config:
-    """A configuration (the run's, or a file's own) with the command line's settings on top."""
+def _command_line_settings(args):
+    """What the command line sets, checked once, and applied to each file's configuration."""
     selectors = {}
     for name in ("select", "extend_select", "ignore"):
         given = getattr(args, name)
         flag = "--" + name.replace("_", "-")
         selectors[name] = config_module.check_selectors(",".join(given), flag, flag) if given else None
+    target_version, target_warnings = None, ()
+    if args.target_version is not None:
+        target_version, target_warnings = config_module.check_target_version(
+            args.target_version, "--target-version", "--target-version")
+
+    def apply(config: config_module.Config) -> config_module.Config:
+        return with_command_line(config, args, selectors, target_version, target_warnings)
+
+    return apply
+
+
+def with_command_line(config: config_module.Config, args, selectors, target_version, target_warnings):
+    """A file's configuration with the command line's settings on top."""
     changes = {
         "cli_select": selectors["select"],
         "cli_extend_select": selectors["extend_select"] or (),
@@ -201,11 +226,15 @@ def with_command_line(config: config_module.Config, args) -> config_module.Confi
         "graph_mode": args.graph_mode,
         "syntax_level": args.syntax_level,
     }
-    if args.target_version is not None:
-        changes["target_version"], warnings = config_module.check_target_version(
-            args.target_version, "--target-version", "--target-version")
-        changes["warnings"] = warnings  # the file's target-version, and its only warning, are overridden
+    if target_version is not None:
+        changes["target_version"] = target_version
+        changes["warnings"] = target_warnings  # the file's target-version, and its only warning, are overridden
     return config.with_overrides(**changes)
+
+
+def _print_warnings(config_for: config_module.PerFile) -> None:
+    for warning in config_for.warnings():
+        print(f"mslint: warning: {warning}", file=sys.stderr)
 
 
 def _globs(values) -> Optional[tuple]:
@@ -231,6 +260,53 @@ def _add_noqa(findings: List[Finding]) -> int:
     return EXIT_CLEAN
 
 
+def _caches():
+    """The result cache of each configuration (one file per configuration), opened once."""
+    opened = {}
+
+    def cache_for(config: config_module.Config) -> ResultCache:
+        key = (config.root, ResultCache.namespace(config))
+        if key not in opened:
+            opened[key] = ResultCache.for_config(config)
+        return opened[key]
+
+    return cache_for
+
+
+def _show_settings(path: str, config_for) -> int:
+    """Print the configuration that applies to a file, and where it comes from."""
+    if not os.path.exists(path):
+        raise UsageError(f"--show-settings: {path}: no such file or directory")
+    config = config_for(path)
+    from mslint import project
+
+    model = project.project_for(path)
+    rules = config_module.enabled_rules(config, path)
+    print(f"settings for {path}")
+    print(f"  configuration file: {config.source or '(none: defaults)'}")
+    print(f"  configuration root: {config.root}")
+    print(f"  project root: {model.root}")
+    print(f"  select: {list(config.select) if config.select is not None else '(the default rules)'}")
+    print(f"  extend-select: {list(config.extend_select)}")
+    print(f"  ignore: {list(config.ignore)}")
+    if config.cli_select is not None or config.cli_extend_select or config.cli_ignore:
+        select = list(config.cli_select) if config.cli_select is not None else "(not given)"
+        print(f"  command line (applied after the file): select {select}, extend-select "
+              f"{list(config.cli_extend_select)}, ignore {list(config.cli_ignore)}")
+    print(f"  per-file-ignores for this file: {list(config.ignored_for(path))}")
+    print(f"  exclude: {list(config.exclude)}")
+    print(f"  extend-exclude: {list(config.extend_exclude)}")
+    print(f"  target-version: {config.target_version}")
+    modes = sorted(model.modes()) or ["(never set)"]
+    print(f"  graph-mode: {config.graph_mode} (the project's set_context modes: {', '.join(modes)})")
+    print(f"  syntax-level: {config.syntax_level}")
+    print(f"  allowed-constant-calls: {list(config.allowed_constant_calls)}")
+    print(f"  extra-jit-decorators: {list(config.extra_jit_decorators)}")
+    print(f"  jobs: {config.jobs or '(decided from the work)'}")
+    print(f"  enabled rules: {', '.join(code for code, on in sorted(rules.items()) if on)}")
+    return EXIT_CLEAN
+
+
 def _display(finding):
     """Paths as the user would type them: relative to the working directory when below it."""
     path = finding.path
@@ -238,15 +314,6 @@ def _display(finding):
     if not relative.startswith(os.pardir):
         path = relative
     return finding if path == finding.path else replace(finding, path=path)
-
-
-def _common_directory(paths: List[str]) -> str:
-    absolute = [os.path.abspath(p) for p in paths]
-    try:
-        common = os.path.commonpath(absolute)
-    except ValueError:
-        return os.getcwd()
-    return common if os.path.isdir(common) else os.path.dirname(common)
 
 
 def _list_rules(output_format: str, config: config_module.Config) -> int:

@@ -8,7 +8,7 @@ import sys
 from dataclasses import dataclass, field, replace
 from typing import Dict, List, Optional, Tuple
 
-from mslint.directories import nearest_directory_with
+from mslint.directories import PROJECT_MARKERS, nearest_directory_with
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -19,8 +19,6 @@ SUPPORTED_TARGET_VERSIONS = ("1.6", "1.7", "1.8", "1.9", "1.10", "2.0", "2.1", "
                              "2.6", "2.7", "2.8", "2.9", "2.10")
 DEFAULT_TARGET_VERSION = "2.10"
 NEWEST_TARGET_VERSION = SUPPORTED_TARGET_VERSIONS[-1]
-# what marks the root of a project (the cache goes there when no [tool.mslint] table names one)
-PROJECT_ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
 DEFAULT_ALLOWED_CONSTANT_CALLS = ("math.sqrt", "math.log", "math.ceil", "math.floor")
 
 
@@ -282,7 +280,31 @@ def discover(start: str, explicit: Optional[str] = None) -> Config:
 
 def find_project_root(start: str) -> Optional[str]:
     """The nearest directory from `start` upwards holding pyproject.toml, setup.cfg, setup.py or .git."""
-    return nearest_directory_with(start, PROJECT_ROOT_MARKERS)
+    return nearest_directory_with(start, PROJECT_MARKERS)
+
+
+class PerFile:
+    """Each file's configuration: the nearest [tool.mslint] above it (`--config FILE` for every
+    file when given), with the command line's settings applied on top; found once per directory."""
+
+    def __init__(self, explicit: Optional[str] = None, overrides=None):
+        self._overrides = overrides or (lambda config: config)
+        self._explicit = self._overrides(discover(".", explicit)) if explicit is not None else None
+        self._by_directory: Dict[str, Config] = {}
+
+    def __call__(self, path: str) -> Config:
+        if self._explicit is not None:
+            return self._explicit
+        absolute = os.path.abspath(path)
+        directory = absolute if os.path.isdir(absolute) else os.path.dirname(absolute)
+        if directory not in self._by_directory:
+            self._by_directory[directory] = self._overrides(discover(directory))
+        return self._by_directory[directory]
+
+    def warnings(self) -> List[str]:
+        """The warnings of every configuration found so far, each once, in order."""
+        found = [self._explicit] if self._explicit is not None else list(self._by_directory.values())
+        return list(dict.fromkeys(warning for config in found for warning in config.warnings))
 
 
 def enabled_rules(config: Config, path: Optional[str] = None) -> Dict[str, bool]:

@@ -4,6 +4,9 @@ from __future__ import annotations
 import os
 from typing import Iterable, Optional
 
+# what marks the root of a project: its configuration, its packaging, its repository
+PROJECT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
+
 
 def nearest_directory_with(start: str, markers: Iterable[str]) -> Optional[str]:
     """The nearest directory from `start` upwards holding any of `markers`, or None."""

@@ -11,23 +11,19 @@ import os
 from typing import Dict, List, Optional, Sequence
 
 from mslint import config as config_module
+from mslint import project
 from mslint.gitignore import Gitignore
-
-# Directories never worth descending into: VCS, virtual environments, builds, caches.
-SKIPPED_DIRECTORIES = frozenset({
-    ".git", ".hg", ".svn", ".bzr", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".mslint_cache",
-    ".tox", ".nox", ".eggs", "build", "dist", "node_modules", "site-packages", ".venv", "venv", ".ipynb_checkpoints",
-})
-
 
 class UsageError(Exception):
     """A problem with the command line itself (exit status 2)."""
 
 
-def discover(paths: Sequence[str], config: config_module.Config, respect_gitignore: bool = True,
+def discover(paths: Sequence[str], config, respect_gitignore: bool = True,
              force_exclude: bool = False, excluded_by_name: Optional[List[str]] = None) -> List[str]:
-    """The Python files to lint, sorted.  The named paths --force-exclude leaves out are
+    """The Python files to lint, sorted.  `config`: one configuration, or a function giving
+    each path's (its `exclude` applies).  The named paths --force-exclude leaves out are
     appended to `excluded_by_name` if given."""
+    config_for = config if callable(config) else (lambda path, _config=config: _config)
     found = set()
     matchers: Dict[str, Gitignore] = {}
 
@@ -41,7 +37,7 @@ def discover(paths: Sequence[str], config: config_module.Config, respect_gitigno
         if not os.path.exists(path) and not os.path.islink(path):
             raise UsageError(f"{path}: no such file or directory")
         gitignore = gitignore_for(path)
-        if force_exclude and _excluded_by_name(path, config, gitignore):
+        if force_exclude and _excluded_by_name(path, config_for(path), gitignore):
             if excluded_by_name is not None:
                 excluded_by_name.append(path)
             continue
@@ -51,14 +47,13 @@ def discover(paths: Sequence[str], config: config_module.Config, respect_gitigno
         for directory, subdirectories, files in os.walk(path):
             subdirectories[:] = sorted(
                 d for d in subdirectories
-                if d not in SKIPPED_DIRECTORIES and not d.endswith(".egg-info")
-                and not os.path.isfile(os.path.join(directory, d, "pyvenv.cfg"))
-                and not config.is_excluded(os.path.join(directory, d))
+                if not project.skipped_directory(directory, d)
+                and not config_for(os.path.join(directory, d)).is_excluded(os.path.join(directory, d))
                 and not (gitignore and gitignore.ignores_entry(os.path.join(directory, d), True))
             )
             for name in files:
                 full = os.path.normpath(os.path.join(directory, name))
-                if name.endswith(".py") and not config.is_excluded(full) \
+                if name.endswith(".py") and not config_for(full).is_excluded(full) \
                         and not (gitignore and gitignore.ignores_entry(full, False)):
                     found.add(full)
     return sorted(found)

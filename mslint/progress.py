@@ -7,18 +7,23 @@ import os
 import time
 from typing import TextIO
 
+from mslint import runner
+
 DELAY_VARIABLE = "MSLINT_PROGRESS_AFTER"  # seconds before the line appears (default 1; tests use 0)
 
 
-class Progress:
-    def __init__(self, total: int, stream: TextIO, enabled: bool):
-        self.total = total
+class Progress(runner.Progress):
+    def __init__(self, stream: TextIO, enabled: bool):
+        self.total = 0
         self.stream = stream
-        self.enabled = enabled and total > 0
+        self.enabled = enabled
         self.done = 0
         self.started = time.monotonic()
         self.delay = _delay()
         self.drawn_at = None
+
+    def start(self, total: int) -> None:
+        self.total = total
 
     def advance(self, count: int = 1) -> None:
         self.done += count

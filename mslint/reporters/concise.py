@@ -5,7 +5,7 @@ from typing import List, TextIO
 
 from mslint.findings import Finding
 from mslint.reporters import locations
-from mslint.reporters.text import headline, summary
+from mslint.reporters.text import closing_lines, headline
 
 
 def report(findings: List[Finding], out: TextIO, context: dict) -> None:
@@ -13,5 +13,4 @@ def report(findings: List[Finding], out: TextIO, context: dict) -> None:
     color = context.get("color", False)
     for finding in findings:
         out.write(headline(finding, locations.source_line(finding.path, finding.line), color) + "\n")
-    if not context.get("quiet"):
-        out.write(summary(findings, context.get("files", 0)) + "\n")
+    out.writelines(line + "\n" for line in closing_lines(findings, context))

@@ -21,8 +21,24 @@ def report(findings: List[Finding], out: TextIO, context: dict) -> None:
             out.write(f"    {paint('help:', 'bold', color)} {finding.rule.fix}\n")
         if finding.reach:
             out.write(f"    {paint('reach:', 'bold', color)} {' -> '.join(finding.reach)}\n")
-    if not context.get("quiet"):
-        out.write(summary(findings, context.get("files", 0)) + "\n")
+    out.writelines(line + "\n" for line in closing_lines(findings, context))
+
+
+def closing_lines(findings: List[Finding], context: dict) -> List[str]:
+    """The summary, and how many findings were withheld (nothing with --quiet)."""
+    if context.get("quiet"):
+        return []
+    lines = [summary(findings, context.get("files", 0))]
+    if context.get("withheld"):
+        lines.append(withheld_note(context["withheld"]))
+    return lines
+
+
+def withheld_note(count: int) -> str:
+    """The line that says findings were withheld because the program never compiles the code."""
+    findings = "finding" if count == 1 else "findings"
+    return (f"{count} more {findings} withheld: in code compiled only in GRAPH_MODE, and this project only "
+            "sets PYNATIVE_MODE (--graph-mode always shows them).")
 
 
 def headline(finding: Finding, text: Optional[str], color: bool = False) -> str:
