@@ -1,6 +1,7 @@
 """The `mslint` command: arguments, configuration, output, exit status.
 
-Exit status: 0 no findings, 1 findings, 2 usage, configuration or internal error.
+Exit status: 0 no findings, 1 findings, 2 usage, configuration or internal error, or no
+Python file found.
 """
 from __future__ import annotations
 
