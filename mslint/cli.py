@@ -199,38 +199,30 @@ def _main(argv: Optional[List[str]]) -> int:
 
 
 def _command_line_settings(args):
-    """What the command line sets, checked once, and applied to each file's configuration."""
+    """What the command line sets, checked once: a function applying it to each file's configuration."""
     selectors = {}
     for name in ("select", "extend_select", "ignore"):
         given = getattr(args, name)
         flag = "--" + name.replace("_", "-")
         selectors[name] = config_module.check_selectors(",".join(given), flag, flag) if given else None
-    target_version, target_warnings = None, ()
-    if args.target_version is not None:
-        target_version, target_warnings = config_module.check_target_version(
-            args.target_version, "--target-version", "--target-version")
-
-    def apply(config: config_module.Config) -> config_module.Config:
-        return with_command_line(config, args, selectors, target_version, target_warnings)
-
-    return apply
-
-
-def with_command_line(config: config_module.Config, args, selectors, target_version, target_warnings):
-    """A file's configuration with the command line's settings on top."""
     changes = {
         "cli_select": selectors["select"],
         "cli_extend_select": selectors["extend_select"] or (),
         "cli_ignore": selectors["ignore"] or (),
         "exclude": _globs(args.exclude),
-        "extend_exclude": config.extend_exclude + _globs(args.extend_exclude or ()),
         "graph_mode": args.graph_mode,
         "syntax_level": args.syntax_level,
     }
-    if target_version is not None:
-        changes["target_version"] = target_version
-        changes["warnings"] = target_warnings  # the file's target-version, and its only warning, are overridden
-    return config.with_overrides(**changes)
+    if args.target_version is not None:
+        # the file's target-version, and the warning it may have had, are overridden
+        changes["target_version"], changes["warnings"] = config_module.check_target_version(
+            args.target_version, "--target-version", "--target-version")
+    extra_excludes = _globs(args.extend_exclude or ())
+
+    def apply(config: config_module.Config) -> config_module.Config:
+        return config.with_overrides(extend_exclude=config.extend_exclude + extra_excludes, **changes)
+
+    return apply
 
 
 def _print_warnings(config_for: config_module.PerFile) -> None:
