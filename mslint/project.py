@@ -146,9 +146,9 @@ class Project:
                 found.add(os.path.abspath(located))
         return found
 
-    def importers(self, targets: Iterable[str], candidates: Iterable[str]) -> List[str]:
+    def importers(self, targets: Iterable[str], candidates: Iterable[str], direct: bool = False) -> List[str]:
         """The candidate files that import a target, directly or through other project files
-        (sorted).  A file's text must name a target's module before it is parsed: an import
+        (sorted; with `direct`, only those that import one themselves).  A file's text must name a target's module before it is parsed: an import
         of `pkg/helpers.py` says `helpers`, and one of a package's `__init__` says the
         package's name or is relative."""
         wanted = {os.path.abspath(t) for t in targets}
@@ -166,7 +166,7 @@ class Project:
                     reached.add(path)
             found |= reached
             remaining = [p for p in remaining if p not in reached]
-            frontier = reached
+            frontier = reached if not direct else set()
         return sorted(found)
 
     def all_importers(self, target: str) -> List[str]:
@@ -192,13 +192,20 @@ class Project:
 
     # -- modes -------------------------------------------------------------------------------
     def modes(self) -> FrozenSet[str]:
-        """Every mode a `set_context(mode=...)` call of the project sets: GRAPH, PYNATIVE or UNKNOWN_MODE."""
+        """Every mode the project's programs set with `set_context(mode=...)`: GRAPH, PYNATIVE or
+        UNKNOWN_MODE.  Only entry scripts count (modules no other project module imports:
+        `train.py`, `eval.py`): a library module's `if __name__ == "__main__":` demo that sets
+        PYNATIVE_MODE says nothing about the programs that use the library."""
         if self._modes is None:
             modes: Set[str] = set()
-            for path in self.files():
+            files = self.files()
+            for path in files:
                 text = self.text(path)
-                if text and b"set_context" in text and b"mindspore" in text:
-                    modes |= _context_modes(_parse(text, path))
+                if not (text and b"set_context" in text and b"mindspore" in text):
+                    continue
+                found = _context_modes(_parse(text, path))
+                if found and not self.importers([path], files, direct=True):
+                    modes |= found
             self._modes = frozenset(modes)
         return self._modes
 

@@ -281,6 +281,15 @@ def test_a_project_that_may_compile_reports_plain_construct_findings(tmp_path, s
     assert "withheld" not in result.stderr
 
 
+def test_a_library_modules_demo_that_sets_pynative_does_not_decide_the_mode(tmp_path):
+    mode_project(tmp_path, train="net = Net()")
+    net = tmp_path / "model" / "net.py"
+    net.write_text(net.read_text() + '\n\nif __name__ == "__main__":\n    ms.set_context(mode=ms.PYNATIVE_MODE)\n')
+    findings, result = mslint(tmp_path, "--no-cache", "model")
+    assert places(findings) == {("model/net.py", 7, "MS101"), ("model/net.py", 12, "MS101")}
+    assert "withheld" not in result.stderr
+
+
 def test_a_construct_reached_from_jit_is_compiled_in_a_pynative_project(tmp_path):
     mode_project(tmp_path, train="ms.set_context(mode=ms.PYNATIVE_MODE)\nfast = ms.jit(Net())")
     findings, _ = mslint(tmp_path, "--no-cache", ".")
@@ -307,3 +316,48 @@ def test_without_a_marker_the_root_is_the_top_of_the_package(tmp_path):
     # (tmp_path itself has no marker; a marker further up, e.g. a checkout, would win)
     assert found in (str(tmp_path / "lib"),) or not found.startswith(str(tmp_path))
     assert os.path.isdir(found)
+
+
+# -- configuration per file ------------------------------------------------------------------
+NUMPY_NET = '''
+    import numpy as np
+    from mindspore import nn
+
+
+    class Net(nn.Cell):
+        def construct(self, x):
+            return np.sum(x) + x.asnumpy()
+'''
+
+
+def test_each_file_gets_the_nearest_configuration_in_both_front_ends(tmp_path):
+    write(tmp_path, {"pyproject.toml": "[tool.mslint]\nignore = ['MS102']\n", "top.py": NUMPY_NET,
+                     "sub/pyproject.toml": "[tool.mslint]\nselect = ['MS102']\n", "sub/inner.py": NUMPY_NET})
+    expected = {("top.py", 7, "MS101"), ("sub/inner.py", 7, "MS102")}
+    findings, _ = mslint(tmp_path, "--no-cache", ".")
+    assert places(findings) == expected
+    assert pylint_places(pylint(tmp_path, "top.py", "sub/inner.py")) == expected
+    # --config names one file for all
+    findings, _ = mslint(tmp_path, "--no-cache", "--config", "sub/pyproject.toml", ".")
+    assert places(findings) == {("top.py", 7, "MS102"), ("sub/inner.py", 7, "MS102")}
+
+
+def test_show_settings_says_what_applies_to_a_file_and_where_it_comes_from(tmp_path):
+    write(tmp_path, {"pyproject.toml": "[tool.mslint]\nignore = ['MS102']\n",
+                     "sub/pyproject.toml": "[tool.mslint]\nselect = ['MS102']\n", "sub/inner.py": NUMPY_NET,
+                     "train.py": "import mindspore as ms\nms.set_context(mode=ms.PYNATIVE_MODE)\n"})
+    result = subprocess.run([sys.executable, "-m", "mslint.cli", "--show-settings", "sub/inner.py"], cwd=tmp_path,
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == "settings for sub/inner.py"
+    assert f"  configuration file: {tmp_path / 'sub' / 'pyproject.toml'}" in lines
+    assert "  select: ['MS102']" in lines
+    assert lines[-1] == "  enabled rules: MS001, MS002, MS003, MS004, MS005, MS102"
+    top = subprocess.run([sys.executable, "-m", "mslint.cli", "--show-settings", "train.py"], cwd=tmp_path,
+                         capture_output=True, text=True)
+    assert "  graph-mode: auto (the project's set_context modes: pynative)" in top.stdout.splitlines()
+    missing = subprocess.run([sys.executable, "-m", "mslint.cli", "--show-settings", "nope.py"], cwd=tmp_path,
+                             capture_output=True, text=True)
+    assert missing.returncode == 2
+    assert missing.stderr == "mslint: error: --show-settings: nope.py: no such file or directory\n"
