@@ -24,6 +24,7 @@ import tempfile
 from typing import Dict, Iterable, List, Optional, Tuple
 
 from mslint import __version__
+from mslint.directories import PROJECT_MARKERS
 from mslint.findings import CallSite, Finding
 from mslint.rules import registry
 
@@ -34,8 +35,25 @@ _PACKAGE_DIRECTORY = os.path.dirname(os.path.abspath(__file__))
 
 
 def cache_directory(root: str) -> str:
-    """MSLINT_CACHE_DIR if set, else .mslint_cache/ in the configuration's root directory."""
-    return os.environ.get(ENVIRONMENT_VARIABLE) or os.path.join(root, CACHE_DIRECTORY_NAME)
+    """MSLINT_CACHE_DIR if set; else .mslint_cache/ in the configuration's root when that is a
+    project's root (it holds pyproject.toml, setup.cfg, setup.py or .git: see
+    config.find_project_root); else the user's cache directory, so that linting a loose
+    directory never leaves a cache folder in it."""
+    explicit = os.environ.get(ENVIRONMENT_VARIABLE)
+    if explicit:
+        return explicit
+    if any(os.path.exists(os.path.join(root, marker)) for marker in PROJECT_MARKERS):
+        return os.path.join(root, CACHE_DIRECTORY_NAME)
+    return os.path.join(user_cache_directory(), "mslint")
+
+
+def user_cache_directory() -> str:
+    """The platform's per-user cache directory (XDG on Linux)."""
+    if sys.platform == "win32":
+        return os.environ.get("LOCALAPPDATA") or os.path.expanduser(os.path.join("~", "AppData", "Local"))
+    if sys.platform == "darwin":
+        return os.path.expanduser(os.path.join("~", "Library", "Caches"))
+    return os.environ.get("XDG_CACHE_HOME") or os.path.expanduser(os.path.join("~", ".cache"))
 
 
 def content_hash(data: bytes) -> str:

@@ -19,8 +19,8 @@ import stat
 from typing import Dict, FrozenSet, Iterable, List, Optional, Set
 
 from mslint import resolve
+from mslint.directories import PROJECT_MARKERS
 
-PROJECT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
 # Directories never worth descending into: VCS, virtual environments, builds, caches.
 SKIPPED_DIRECTORIES = frozenset({
     ".git", ".hg", ".svn", ".bzr", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".mslint_cache",

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import gc
 import io
+import math
 import os
 import re
 import stat
@@ -43,36 +44,12 @@ from mslint.rules import ANALYSIS_INCOMPLETE, FILE_UNREADABLE, SYNTAX_ERROR, USE
 from mslint.suppression import Suppressions, useless_suppressions
 
 SERIAL_BELOW = 8  # fewer files than this: worker processes cost more than they save
+# Less source than this to analyse (after the cache): one process.  Starting workers and
+# building each package's modules once per worker costs about a second, which ~1.5 MB of
+# source (about 150 typical files) does not win back (docs/performance.md, "Worker processes").
+PARALLEL_FROM_BYTES = 1_500_000
 MAX_MODULES = 192  # project modules kept built per process (a bound on memory for large trees)
 PREFILTER_VARIABLE = "MSLINT_PREFILTER"  # "0": analyse every file (to check the pre-filter)
-
-
-class UsageError(Exception):
-    """A problem with the command line itself (exit status 2)."""
-
-
-def discover(paths: Sequence[str], config) -> List[str]:
-    """The Python files to lint, sorted; explicitly named files are always included.
-    `config`: one configuration, or a function giving each path's (its `exclude` applies)."""
-    config_for = config if callable(config) else (lambda path, _config=config: _config)
-    found = set()
-    for path in paths:
-        if not os.path.exists(path) and not os.path.islink(path):
-            raise UsageError(f"{path}: no such file or directory")
-        if os.path.isfile(path):
-            found.add(os.path.normpath(path))
-            continue
-        for directory, subdirectories, files in os.walk(path):
-            subdirectories[:] = sorted(
-                d for d in subdirectories
-                if not project.skipped_directory(directory, d)
-                and not config_for(os.path.join(directory, d)).is_excluded(os.path.join(directory, d))
-            )
-            for name in files:
-                full = os.path.normpath(os.path.join(directory, name))
-                if name.endswith(".py") and not config_for(full).is_excluded(full):
-                    found.add(full)
-    return sorted(found)
 
 
 # -- reading -------------------------------------------------------------------------------
@@ -381,9 +358,49 @@ Configs = Union[config_module.Config, Callable[[str], config_module.Config]]
 Caches = Union[None, ResultCache, Callable[[config_module.Config], Optional[ResultCache]]]
 
 
-def _lint_many(task: Tuple[Tuple[str, str, config_module.Config], ...]) -> List[_Result]:
+class Progress:
+    """What a run tells about its progress (the command draws it; see mslint.progress)."""
+
+    def start(self, total: int) -> None:
+        """`total` files are to be done (the run's and the context files)."""
+
+    def advance(self, count: int = 1) -> None:
+        """`count` more files are done."""
+
+
+def _lint_many(task: Tuple[Tuple[str, str, config_module.Config], ...],
+               progress: Optional[Progress] = None) -> List[_Result]:
+    results = []
     with _RecursionLimit():
-        return [_analyse(path, source, config) for path, source, config in task]
+        for path, source, config in task:
+            results.append(_analyse(path, source, config))
+            if progress is not None:
+                progress.advance(1)
+    return results
+
+
+def available_cores() -> int:
+    """The cores this process may run on (a container's share: sched_getaffinity) that the
+    last minute's load average leaves idle, at least one."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    try:
+        busy = os.getloadavg()[0]
+    except (AttributeError, OSError):  # Windows
+        busy = 0.0
+    return max(1, min(cores, math.ceil(cores - busy)))
+
+
+def worker_count(pending: Sequence[Tuple[str, str, config_module.Config]], jobs: int = 0) -> int:
+    """`jobs` if given, else decided from the work: one process for little source, the
+    available cores for more."""
+    if jobs > 0:
+        return jobs
+    if len(pending) < SERIAL_BELOW or sum(len(item[1]) for item in pending) < PARALLEL_FROM_BYTES:
+        return 1
+    return available_cores()
 
 
 def lint_paths(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches = None) -> List[Finding]:
@@ -403,12 +420,14 @@ class RunReport:
         self.context_files = context_files
 
 
-def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches = None) -> RunReport:
+def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches = None,
+             progress: Optional[Progress] = None) -> RunReport:
     """Analyse the files, and the project modules outside them whose graph code may reach
     them (their importers); report each finding once, in a file of the run (mslint.routing).
 
     `config`: one configuration, or a function giving each file's (the nearest [tool.mslint]
-    above it); `cache`: one result cache, or a function giving each configuration's."""
+    above it); `cache`: one result cache, or a function giving each configuration's; `jobs`
+    0: decided from the work (`worker_count`); `progress` is told as files are done."""
     config_for = config if callable(config) else (lambda path, _config=config: _config)
     cache_for = cache if callable(cache) else (lambda _settings, _cache=cache: _cache)
     resolve.clear_file_caches()
@@ -421,6 +440,8 @@ def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches
     stored: Dict[str, Tuple[ResultCache, str, str]] = {}
     sources: Dict[str, str] = {}
     used_caches: List[ResultCache] = []
+    if progress is not None:
+        progress.start(len(files) + len(context))
     for path in files + context:
         data, source, problem = _read(path)
         if problem is not None:
@@ -437,19 +458,22 @@ def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches
             cached = results.lookup(path, digest, identity)
             if cached is not None:
                 raw.extend(cached)
+                if progress is not None:
+                    progress.advance(1)
                 continue
             stored[path] = (results, digest, identity)
         pending.append((path, source, settings))
 
     if pending:
+        jobs = worker_count(pending, jobs)
         if jobs <= 1 or len(pending) < SERIAL_BELOW:
             _start_session()
             try:
-                analysed = _lint_many(tuple(pending))
+                analysed = _lint_many(tuple(pending), progress)
             finally:
                 _end_session()
         else:
-            analysed = _lint_parallel(pending, jobs)
+            analysed = _lint_parallel(pending, jobs, progress)
         for result in analysed:
             raw.extend(result.findings)
             if result.path in stored and not any(f.rule is ANALYSIS_INCOMPLETE for f in result.findings):
@@ -500,7 +524,8 @@ def report(raw: Iterable[Finding], run_paths: Dict[str, str], sources: Dict[str,
     return sorted(kept, key=Finding.sort_key), len(held)
 
 
-def _lint_parallel(files: List[Tuple[str, str, config_module.Config]], jobs: int) -> List[_Result]:
+def _lint_parallel(files: List[Tuple[str, str, config_module.Config]], jobs: int,
+                   progress: Optional[Progress] = None) -> List[_Result]:
     # contiguous runs of files (sorted by path: one package's modules share dependencies,
     # built once per worker), several per worker and of similar size, in order
     chunk_count = min(len(files), jobs * 4)
@@ -520,4 +545,6 @@ def _lint_parallel(files: List[Tuple[str, str, config_module.Config]], jobs: int
     with ProcessPoolExecutor(max_workers=min(jobs, len(chunks)), initializer=_start_session) as pool:
         for chunk_results in pool.map(_lint_many, chunks):
             results.extend(chunk_results)
+            if progress is not None:
+                progress.advance(len(chunk_results))
     return results
