@@ -34,6 +34,7 @@ class Config:
     syntax_level: str = "lax"
     allowed_constant_calls: Tuple[str, ...] = DEFAULT_ALLOWED_CONSTANT_CALLS
     extra_jit_decorators: Tuple[str, ...] = ()
+    extra_cell_bases: Tuple[str, ...] = ()  # qualified names of library classes to treat as Cells
     source: Optional[str] = None  # the pyproject.toml it came from
     root: str = field(default_factory=os.getcwd)  # patterns are relative to this directory
 
@@ -46,7 +47,8 @@ class Config:
     def fingerprint(self) -> str:
         """A stable text of every setting that changes findings (for caches)."""
         return repr((self.select, self.ignore, self.per_file_ignores, self.target_version, self.graph_mode,
-                     self.syntax_level, self.allowed_constant_calls, self.extra_jit_decorators))
+                     self.syntax_level, self.allowed_constant_calls, self.extra_jit_decorators,
+                     self.extra_cell_bases))
 
     def ignored_for(self, path: str) -> Tuple[str, ...]:
         """Selectors per-file-ignores applies to this file."""
@@ -148,6 +150,7 @@ _KEYS = {
     "syntax-level": lambda v, s, k: _choice(v, s, k, ("lax", "strict")),
     "allowed-constant-calls": _qualified_names,
     "extra-jit-decorators": _qualified_names,
+    "extra-cell-bases": _qualified_names,
 }
 CONFIG_KEYS = tuple(_KEYS)
 

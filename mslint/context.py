@@ -9,6 +9,7 @@ from mslint import lattice
 from mslint.classes import ClassIndex
 from mslint.config import Config
 from mslint.findings import Finding, finding_at
+from mslint.libraries import library_classes
 from mslint.resolve import Resolver
 from mslint.rules import Rule
 from mslint.scope import GraphFunction, GraphScope, NodeIndex, TypePositions
@@ -23,7 +24,8 @@ class ModuleContext:
         self.config = config
         self.resolver = Resolver()
         self.resolver.register_module(module)
-        self.classes = ClassIndex(self.resolver, config.extra_jit_decorators)
+        self.classes = ClassIndex(self.resolver, config.extra_jit_decorators, config.extra_cell_bases,
+                                  libraries=library_classes())
         self.interpreter = lattice.Interpreter(self.resolver, self.class_facts, self._resolve_class, self.classes)
         self._facts: Dict[nodes.ClassDef, lattice.ClassFacts] = {}
         self._scope: Optional[GraphScope] = None
@@ -155,4 +157,6 @@ class ModuleContext:
             text = gf.reach_text(self.path)
             message = f"{message} (in {gf.display}, {text})"
             reach = tuple(f"{hop.caller} (line {hop.line})" for hop in gf.reach) + (gf.display,)
+        if gf is not None and gf.assumed_cell:
+            message = f"{message} (assumed a Cell: {gf.assumed_cell})"
         return finding_at(rule, node, message, self.path, reach)

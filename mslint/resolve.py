@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+from contextlib import contextmanager
 from functools import lru_cache
 from typing import Dict, List, Optional, Tuple
 
@@ -86,6 +87,18 @@ class _Hooks:
 
 
 HOOKS = _Hooks()
+
+
+@contextmanager
+def outside_the_project():
+    """Read an installed library's modules: with astroid's own manager, and not recorded
+    among what the project's analysis depends on (a result cache keys on project files)."""
+    saved = HOOKS.log, HOOKS.loader
+    HOOKS.log, HOOKS.loader = None, None
+    try:
+        yield
+    finally:
+        HOOKS.log, HOOKS.loader = saved
 
 
 def find_project_file(dotted: str, from_directory: str) -> Optional[str]:
@@ -270,6 +283,10 @@ class Resolver:
                 return None
             return self._member(module, parts[cut:], depth)
         return None
+
+    def member(self, scope, names: List[str]):
+        """The ClassDef/FunctionDef `names` (a dotted path) names inside a module."""
+        return self._member(scope, names, 0)
 
     def _member(self, scope, names: List[str], depth: int):
         current = scope

@@ -47,6 +47,7 @@ class GraphFunction:
     strict: bool
     kind: str  # construct, bprop, jit, or called
     values: Optional[lattice.FunctionValues] = field(default=None, repr=False)
+    assumed_cell: Optional[str] = None  # why its root's class is assumed to be a Cell, if it is
 
     @property
     def is_root(self) -> bool:
@@ -344,8 +345,11 @@ class GraphScope:
         return isinstance(mode, nodes.Const) and mode.value in ("bytecode", "trace") and not self._decorator_strict(decorator)
 
     # -- closure -----------------------------------------------------------------------
-    def _make(self, function, self_class, kind, reach, strict) -> GraphFunction:
-        return GraphFunction(function, self_class, function_display(function, self_class), reach, strict, kind)
+    def _make(self, function, self_class, kind, reach, strict, assumed_cell: Optional[str] = None) -> GraphFunction:
+        if assumed_cell is None and self_class is not None and getattr(function, "name", None) in ("construct", "bprop"):
+            assumed_cell = self.classes.assumed_cell(self_class)
+        return GraphFunction(function, self_class, function_display(function, self_class), reach, strict, kind,
+                             assumed_cell=assumed_cell)
 
     def _build(self) -> None:
         queue = deque()
@@ -373,7 +377,7 @@ class GraphScope:
                         self.incomplete = True
                         continue
                     hop = Hop(gf.display, call.lineno or 0, gf.node.root().file or "")
-                    callee = self._make(target, self_class, "called", gf.reach + (hop,), gf.strict)
+                    callee = self._make(target, self_class, "called", gf.reach + (hop,), gf.strict, gf.assumed_cell)
                     self._register(callee, params)
                     queue.append(target_key)
                 elif target_key in defaulted and bound is not None:
