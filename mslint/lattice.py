@@ -100,6 +100,13 @@ _FALSY_LITERAL = Value(Kind.CONST, frozenset({"falsy"}))
 _OTHER_LITERAL = Value(Kind.CONST, frozenset())  # bytes, complex, Ellipsis
 
 
+def _module_literal(assign: nodes.AssignName, fallback: Value) -> Value:
+    """`DEBUG = False` bound once at module level: the literal, truth included (MindSpore reads
+    a global as a constant when it compiles)."""
+    value = getattr(assign.parent, "value", None)
+    return literal(value) if isinstance(value, nodes.Const) else fallback
+
+
 def without_truth(value: Value) -> Value:
     return Value(value.kind, value.tags - {"truthy", "falsy"}, value.cls, value.elements, value.node)
 
@@ -227,6 +234,7 @@ class Interpreter:
         self.resolve_class = resolve_class  # a call's function expression -> project ClassDef
         self.classes = classes  # methods through the project hierarchy, decorators
         self._module_constants: Dict[Tuple[int, str], Value] = {}
+        self._global_names: Dict[int, FrozenSet[str]] = {}  # per module, the names some `global` declares
         self._returns: Dict[tuple, Value] = {}
         self._inline_depth = 0
 
@@ -500,8 +508,18 @@ class Interpreter:
                     kinds.append(Kind.CONST if literal else Kind.UNKNOWN)
                 else:
                     kinds.append(Kind.UNKNOWN)
-            self._module_constants[key] = Value(Kind(max(kinds, default=Kind.UNKNOWN)))
+            value = Value(Kind(max(kinds, default=Kind.UNKNOWN)))
+            if len(assigns) == 1 and value.is_const and self._never_rebound(scope, node.name):
+                value = _module_literal(assigns[0], value)
+            self._module_constants[key] = value
         return self._module_constants[key]
+
+    def _never_rebound(self, module: nodes.Module, name: str) -> bool:
+        """No function of the module declares `global name` (and so may rebind it)."""
+        if id(module) not in self._global_names:
+            self._global_names[id(module)] = frozenset(
+                n for statement in module.nodes_of_class(nodes.Global) for n in statement.names)
+        return name not in self._global_names[id(module)]
 
     def _attribute(self, node: nodes.Attribute, state: FunctionValues) -> Value:
         if isinstance(node.expr, nodes.Name) and node.expr.name == "self" and "self" not in state.env:
@@ -762,7 +780,11 @@ def _default_params(function, default: Value) -> Dict[str, Value]:
 
 
 def root_params(function, resolver: resolve.Resolver) -> Dict[str, Value]:
-    """Values of a graph root's parameters: tensors unless annotated or defaulted as Python scalars."""
+    """Values of a graph root's parameters: tensors unless annotated or defaulted as Python scalars.
+
+    A default is a constant of unknown value: whoever calls the root chooses it (`net(x,
+    use_cache=True)` compiles the `if use_cache:` branch), so no branch is pruned on it.
+    (A helper called without the argument gets the default itself: see with_unpassed_defaults.)"""
     args = function.args
     positional = list(args.posonlyargs or []) + list(args.args or [])
     defaults = [None] * (len(positional) - len(args.defaults or [])) + list(args.defaults or [])
@@ -793,9 +815,9 @@ def _param_value(default, annotation, resolver: resolve.Resolver) -> Value:
     if annotation is not None:
         qualname = resolver.qualname(annotation)
         if qualname in _SCALAR_ANNOTATIONS:
-            return literal(default) if isinstance(default, nodes.Const) else CONST
+            return without_truth(literal(default)) if isinstance(default, nodes.Const) else CONST
         if qualname in msn.TENSOR_CLASSES or qualname in msn.PARAMETER_CLASSES:
             return VAR_TENSOR
     if isinstance(default, nodes.Const) and default.value is not None:
-        return literal(default)  # `training=False`, `k=3`: Python scalars; analysed as called without them
+        return without_truth(literal(default))  # `training=False`, `k=3`: Python scalars, value chosen by the caller
     return VAR_TENSOR

@@ -1,0 +1,140 @@
+"""A root's parameter with a default is a constant of unknown value.
+
+MindSpore (2.10, checked below in GRAPH_MODE) compiles a Cell's construct with the arguments
+of each call: called with the default, the branch the default rules out is not compiled;
+called with another value, it is.  The caller of a root is Python code the linter cannot see
+(a training script, a pipeline), so branches on such a parameter are reachable.  A helper or
+sub-cell called from graph code without the argument does get the default (its caller is seen).
+"""
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from conftest import only
+
+HAS_MINDSPORE = importlib.util.find_spec("mindspore") is not None
+
+HEADER = """\
+import mindspore as ms
+from mindspore import nn, ops
+
+DEBUG = False
+
+"""  # the snippets below start on line 6
+
+
+def lint(project, body: str, code: str):
+    return only(project.lint_source(HEADER + textwrap.dedent(body), select=[code]), code)
+
+
+def test_branch_on_a_root_default_is_reachable(project):
+    findings = lint(project, """
+class Net(nn.Cell):
+    def construct(self, x, use_cache=False):
+        if use_cache:
+            return ops.masked_select(x, x > 0)
+        return x
+""", "MS401")
+    assert [f.line for f in findings] == [10]
+
+
+def test_module_constants_and_literals_still_prune(project):
+    findings = lint(project, """
+class Net(nn.Cell):
+    def construct(self, x):
+        if DEBUG:
+            x = ops.masked_select(x, x > 0)
+        verbose = False
+        if verbose:
+            x = ops.masked_select(x, x > 1)
+        return x
+""", "MS401")
+    assert findings == []
+
+
+def test_a_helper_called_without_the_argument_gets_the_default(project):
+    findings = lint(project, """
+class Net(nn.Cell):
+    def select(self, x, positive=False):
+        if positive:
+            return ops.masked_select(x, x > 0)
+        return x
+
+    def construct(self, x):
+        return self.select(x)
+""", "MS401")
+    assert findings == []
+
+
+def test_an_integer_default_is_still_a_constant(project):
+    # MS402 asks for a constant k: a default is one (its value unknown, its kind known)
+    findings = lint(project, """
+class Net(nn.Cell):
+    def construct(self, x, k=3):
+        values, _ = ops.topk(x, k)
+        return values
+""", "MS402")
+    assert findings == []
+
+
+DEFAULT_CLAIM = """
+import numpy as np
+import mindspore as ms
+from mindspore import nn, Tensor
+
+ms.set_context(mode=ms.GRAPH_MODE, jit_syntax_level=ms.STRICT)
+DEBUG = False
+
+
+class Debugged(nn.Cell):
+    def construct(self, x):
+        if DEBUG:
+            return Tensor(np.sum(x.asnumpy()))
+        return x + 1
+
+
+class Net(nn.Cell):
+    def construct(self, x, use_numpy=False):
+        if use_numpy:
+            return Tensor(np.sum(x.asnumpy()))
+        return x + 1
+
+
+class Parent(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.net = Net()
+
+    def construct(self, x):
+        return self.net(x)
+
+
+x = Tensor(np.ones((2, 2), np.float32))
+for label, call in [("default", lambda: Net()(x)), ("true", lambda: Net()(x, True)),
+                    ("false", lambda: Net()(x, False)), ("sub-cell", lambda: Parent()(x)),
+                    ("global", lambda: Debugged()(x))]:
+    try:
+        call()
+        print(label, "compiled")
+    except Exception as error:
+        print(label, "failed", type(error).__name__)
+"""
+
+
+@pytest.mark.mindspore
+def test_mindspore_compiles_the_branch_only_for_a_caller_that_passes_the_value(tmp_path):
+    # and a module global bound once is read as a constant: its untaken branch is not compiled
+    if not HAS_MINDSPORE:
+        pytest.skip("MindSpore is not installed")
+    script = tmp_path / "defaults.py"
+    script.write_text(DEFAULT_CLAIM)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, timeout=600)
+    outcome = dict(line.split(" ", 1) for line in done.stdout.splitlines() if line.split(" ", 1)[0] in
+                   ("default", "true", "false", "sub-cell", "global"))
+    assert outcome == {"default": "compiled", "true": "failed AttributeError", "false": "compiled",
+                       "sub-cell": "compiled", "global": "compiled"}, done.stdout + done.stderr
