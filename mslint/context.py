@@ -159,4 +159,7 @@ class ModuleContext:
             reach = tuple(f"{hop.caller} (line {hop.line})" for hop in gf.reach) + (gf.display,)
         if gf is not None and gf.assumed_cell:
             message = f"{message} (assumed a Cell: {gf.assumed_cell})"
+        condition = gf.values.left_out_by_default(node) if gf is not None and gf.values is not None else None
+        if condition:
+            message = f"{message} ({condition})"
         return finding_at(rule, node, message, self.path, reach)

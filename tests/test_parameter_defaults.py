@@ -41,6 +41,45 @@ class Net(nn.Cell):
         return x
 """, "MS401")
     assert [f.line for f in findings] == [10]
+    assert findings[0].message.endswith("(only compiled when the caller passes use_cache other than its default False)")
+
+
+def test_after_an_early_return_on_the_default_the_rest_says_when_it_is_compiled(project):
+    # the Hugging-Face / diffusers port: `return_dict=False` returns a tuple early; the output
+    # object after it is built only for a caller passing return_dict=True (then, MindSpore 2.10
+    # LAX, the gradient through it is zero: verified below)
+    findings = project.lint_source(HEADER + textwrap.dedent("""
+        from dataclasses import dataclass
+
+
+        @dataclass
+        class Output:
+            value: object = None
+
+
+        class Net(nn.Cell):
+            def construct(self, x, return_dict: bool = False):
+                y = x * 2
+                if not return_dict:
+                    return (y,)
+                if self.training:
+                    y = ops.masked_select(y, y > 0)
+                return Output(value=y)
+    """), select=["MS201", "MS401"])
+    assert [(f.code, f.line) for f in findings] == [("MS401", 21), ("MS201", 22)]
+    assert all(f.message.endswith("(only compiled when the caller passes return_dict other than its default False)")
+               for f in findings)
+
+
+def test_no_condition_is_named_for_a_branch_on_an_unknown_value(project):
+    findings = lint(project, """
+class Net(nn.Cell):
+    def construct(self, x, mask):
+        if mask.sum() > 0:
+            return ops.masked_select(x, mask)
+        return x
+""", "MS401")
+    assert [f.line for f in findings] == [10] and "only compiled when" not in findings[0].message
 
 
 def test_module_constants_and_literals_still_prune(project):
@@ -124,6 +163,61 @@ for label, call in [("default", lambda: Net()(x)), ("true", lambda: Net()(x, Tru
     except Exception as error:
         print(label, "failed", type(error).__name__)
 """
+
+
+RETURN_DICT_CLAIM = """
+from dataclasses import dataclass
+import numpy as np
+import mindspore as ms
+from mindspore import nn, Tensor
+
+ms.set_context(mode=ms.GRAPH_MODE)
+
+
+@dataclass
+class Out:
+    value: object = None
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.w = ms.Parameter(Tensor(np.ones((2,), np.float32)), name="w")
+
+    def construct(self, x, return_dict=False):
+        y = x * self.w
+        if not return_dict:
+            return (y,)
+        return Out(value=y)
+
+
+x = Tensor(np.ones((2,), np.float32))
+net = Net()
+
+
+def loss_default(a):
+    return net(a)[0].sum()
+
+
+def loss_true(a):
+    return net(a, True).value.sum()
+
+
+for label, loss in (("default", loss_default), ("true", loss_true)):
+    grads = ms.grad(loss, grad_position=None, weights=net.trainable_params())(x)
+    print(label, grads[0].asnumpy().tolist())
+"""
+
+
+@pytest.mark.mindspore
+def test_mindspore_gradient_through_the_return_dict_branch_is_zero(tmp_path):
+    if not HAS_MINDSPORE:
+        pytest.skip("MindSpore is not installed")
+    script = tmp_path / "return_dict.py"
+    script.write_text(RETURN_DICT_CLAIM)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, timeout=600)
+    lines = [line for line in done.stdout.splitlines() if line.split(" ", 1)[0] in ("default", "true")]
+    assert lines == ["default [1.0, 1.0]", "true [0.0, 0.0]"], done.stdout + done.stderr
 
 
 @pytest.mark.mindspore
