@@ -32,15 +32,20 @@ def lint(project, body: str, code: str):
     return only(project.lint_source(HEADER + textwrap.dedent(body), select=[code]), code)
 
 
-def test_branch_on_a_root_default_is_reachable(project):
+def test_branch_on_a_root_default_is_reachable_and_a_helper_called_without_it_gets_the_default(project):
     findings = lint(project, """
 class Net(nn.Cell):
+    def select(self, x, positive=False):
+        if positive:
+            return ops.masked_select(x, x > 1)
+        return x
+
     def construct(self, x, use_cache=False):
         if use_cache:
             return ops.masked_select(x, x > 0)
-        return x
+        return self.select(x)
 """, "MS401")
-    assert [f.line for f in findings] == [10]
+    assert [f.line for f in findings] == [15]
     assert findings[0].message.endswith("(only compiled when the caller passes use_cache other than its default False)")
 
 
@@ -92,20 +97,6 @@ class Net(nn.Cell):
         if verbose:
             x = ops.masked_select(x, x > 1)
         return x
-""", "MS401")
-    assert findings == []
-
-
-def test_a_helper_called_without_the_argument_gets_the_default(project):
-    findings = lint(project, """
-class Net(nn.Cell):
-    def select(self, x, positive=False):
-        if positive:
-            return ops.masked_select(x, x > 0)
-        return x
-
-    def construct(self, x):
-        return self.select(x)
 """, "MS401")
     assert findings == []
 
@@ -209,26 +200,27 @@ for label, loss in (("default", loss_default), ("true", loss_true)):
 """
 
 
-@pytest.mark.mindspore
-def test_mindspore_gradient_through_the_return_dict_branch_is_zero(tmp_path):
+def run_script(tmp_path, source: str, labels) -> dict:
+    """label -> the rest of the line, for each line the script prints that starts with a label."""
     if not HAS_MINDSPORE:
         pytest.skip("MindSpore is not installed")
-    script = tmp_path / "return_dict.py"
-    script.write_text(RETURN_DICT_CLAIM)
+    script = tmp_path / "claim.py"
+    script.write_text(source)
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, timeout=600)
-    lines = [line for line in done.stdout.splitlines() if line.split(" ", 1)[0] in ("default", "true")]
-    assert lines == ["default [1.0, 1.0]", "true [0.0, 0.0]"], done.stdout + done.stderr
+    found = dict(line.split(" ", 1) for line in done.stdout.splitlines() if line.split(" ", 1)[0] in labels)
+    assert set(found) == set(labels), done.stdout + done.stderr
+    return found
+
+
+@pytest.mark.mindspore
+def test_mindspore_gradient_through_the_return_dict_branch_is_zero(tmp_path):
+    assert run_script(tmp_path, RETURN_DICT_CLAIM, ("default", "true")) == {"default": "[1.0, 1.0]",
+                                                                             "true": "[0.0, 0.0]"}
 
 
 @pytest.mark.mindspore
 def test_mindspore_compiles_the_branch_only_for_a_caller_that_passes_the_value(tmp_path):
     # and a module global bound once is read as a constant: its untaken branch is not compiled
-    if not HAS_MINDSPORE:
-        pytest.skip("MindSpore is not installed")
-    script = tmp_path / "defaults.py"
-    script.write_text(DEFAULT_CLAIM)
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, timeout=600)
-    outcome = dict(line.split(" ", 1) for line in done.stdout.splitlines() if line.split(" ", 1)[0] in
-                   ("default", "true", "false", "sub-cell", "global"))
+    outcome = run_script(tmp_path, DEFAULT_CLAIM, ("default", "true", "false", "sub-cell", "global"))
     assert outcome == {"default": "compiled", "true": "failed AttributeError", "false": "compiled",
-                       "sub-cell": "compiled", "global": "compiled"}, done.stdout + done.stderr
+                       "sub-cell": "compiled", "global": "compiled"}
