@@ -881,9 +881,25 @@ def root_params(function, resolver: resolve.Resolver) -> Dict[str, Value]:
 _SCALAR_ANNOTATIONS = frozenset({"builtins.int", "builtins.float", "builtins.bool", "builtins.str"})
 
 
+def _optional_of(annotation, resolver: resolve.Resolver):
+    """`int` for `Optional[int]` and `int | None` (`text_seq_len: Optional[int] = None` is an
+    int, not a tensor); the annotation itself otherwise."""
+    if isinstance(annotation, nodes.Subscript) and resolver.qualname(annotation.value) in _OPTIONAL:
+        return annotation.slice
+    if isinstance(annotation, nodes.BinOp) and annotation.op == "|":
+        sides = [annotation.left, annotation.right]
+        others = [side for side in sides if not (isinstance(side, nodes.Const) and side.value is None)]
+        if len(others) == 1:
+            return others[0]
+    return annotation
+
+
+_OPTIONAL = frozenset({"typing.Optional", "typing_extensions.Optional"})
+
+
 def _param_value(name: str, default, annotation, resolver: resolve.Resolver) -> Value:
     if annotation is not None:
-        qualname = resolver.qualname(annotation)
+        qualname = resolver.qualname(_optional_of(annotation, resolver))
         if qualname in _SCALAR_ANNOTATIONS:
             return unknown_default(literal(default), name, default) if isinstance(default, nodes.Const) else CONST
         if qualname in msn.TENSOR_CLASSES or qualname in msn.PARAMETER_CLASSES:

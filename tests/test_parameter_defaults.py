@@ -224,3 +224,22 @@ def test_mindspore_compiles_the_branch_only_for_a_caller_that_passes_the_value(t
     outcome = run_script(tmp_path, DEFAULT_CLAIM, ("default", "true", "false", "sub-cell", "global"))
     assert outcome == {"default": "compiled", "true": "failed AttributeError", "false": "compiled",
                        "sub-cell": "compiled", "global": "compiled"}
+
+
+def test_an_optional_int_parameter_is_not_a_tensor(project):
+    # transformer_flux2: `text_seq_len: Optional[int] = None`, set from a shape, used as a slice bound
+    source = """
+from typing import Optional
+
+
+class Net(nn.Cell):
+    def construct(self, x, y=None, text_seq_len: {annotation} = None, split=False):
+        if y is not None:
+            text_seq_len = y.shape[1]
+        if split:
+            return x[:, :text_seq_len]
+        return x
+"""
+    for annotation in ("Optional[int]", "int | None"):
+        assert lint(project, source.format(annotation=annotation), "MS403") == []
+    assert [f.line for f in lint(project, source.format(annotation="Optional[ms.Tensor]"), "MS403")] == [15]
