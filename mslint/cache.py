@@ -24,12 +24,12 @@ import tempfile
 from typing import Dict, Iterable, List, Optional, Tuple
 
 from mslint import __version__
-from mslint.findings import Finding
+from mslint.findings import CallSite, Finding
 from mslint.rules import registry
 
 CACHE_DIRECTORY_NAME = ".mslint_cache"
 ENVIRONMENT_VARIABLE = "MSLINT_CACHE_DIR"
-FORMAT = 2
+FORMAT = 3  # 3: findings in other files (helpers reached from this file's roots), call chains, mode marks
 _PACKAGE_DIRECTORY = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -162,7 +162,7 @@ class ResultCache:
             "module": module_name,
             "deps": deps,
             "lookups": sorted([dotted, directory, found] for (dotted, directory), found in lookups.items()),
-            "findings": [_encode(f) for f in findings],
+            "findings": [_encode(f, absolute) for f in findings],
         }
         self.changed = True
 
@@ -191,14 +191,18 @@ class ResultCache:
         self.changed = False
 
 
-def _encode(finding: Finding) -> list:
+def _encode(finding: Finding, entry_path: str) -> list:
+    # the path only when the finding is in another file than the analysed one (a helper's)
+    other = finding.path if os.path.abspath(finding.path) != entry_path else None
+    calls = [[c.path, c.line, c.column, c.end_line, c.end_column, c.callee] for c in finding.calls]
     return [finding.rule.code, finding.line, finding.column, finding.end_line, finding.end_column,
-            finding.message, list(finding.reach)]
+            finding.message, list(finding.reach), other, calls, finding.graph_mode_only]
 
 
 def _decode(path: str, item: list) -> Finding:
-    code, line, column, end_line, end_column, message, reach = item
+    code, line, column, end_line, end_column, message, reach, other, calls, graph_mode_only = item
     rule = registry().get(code)
     if rule is None:
         raise KeyError(code)
-    return Finding(rule, path, line, column, end_line, end_column, message, tuple(reach))
+    return Finding(rule, other or path, line, column, end_line, end_column, message, tuple(reach),
+                   tuple(CallSite(*call) for call in calls), bool(graph_mode_only))

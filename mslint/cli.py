@@ -18,7 +18,8 @@ from mslint import rule_pages
 from mslint.cache import ResultCache
 from mslint.reporters import REPORTERS, locations, statistics
 from mslint.rules import INTERNAL_ERROR, registry
-from mslint.runner import GC_THRESHOLDS, UsageError, discover, lint_paths
+from mslint.reporters.text import withheld_note
+from mslint.runner import GC_THRESHOLDS, UsageError, discover, lint_run
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -47,6 +48,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--graph-mode", choices=("auto", "always", "never"),
                         help="whether a plain construct is compiled (default: auto)")
     parser.add_argument("--syntax-level", choices=("lax", "strict"), help="jit_syntax_level to assume (default: lax)")
+    parser.add_argument("--show-settings", metavar="PATH",
+                        help="print the configuration that applies to a file (and where it comes from)")
     parser.add_argument("--list-rules", action="store_true", help="list every rule (with --format json: as JSON)")
     parser.add_argument("--explain", metavar="CODE", help="print a rule's documentation page")
     parser.add_argument("--jobs", "-j", type=int, default=0, metavar="N",
@@ -92,34 +95,83 @@ def _main(argv: Optional[List[str]]) -> int:
         raise UsageError(f"--statistics prints text or json, not {args.format}")
 
     paths = args.paths or ["."]
-    config = config_module.discover(_common_directory(paths), args.config)
-    overrides = {
-        "select": config_module.check_selectors(args.select, "--select", "--select") if args.select else None,
-        "ignore": (config.ignore + config_module.check_selectors(args.ignore, "--ignore", "--ignore"))
-        if args.ignore else None,
-        "target_version": args.target_version,
-        "graph_mode": args.graph_mode,
-        "syntax_level": args.syntax_level,
-    }
-    config = config.with_overrides(**overrides)
+    config_for = config_module.PerFile(args.config, _command_line_settings(args))
+    if args.show_settings:
+        return _show_settings(args.show_settings, config_for)
     if args.jobs < 0:
         raise UsageError("--jobs must be 0 (all cores) or a positive number")
 
-    files = discover(paths, config)
-    cache = None if args.no_cache else ResultCache.for_config(config)
+    files = discover(paths, config_for)
+    caches = None if args.no_cache else _caches()
     gc.set_threshold(*GC_THRESHOLDS)  # until the output is written (main restores them): see mslint.runner
-    findings = lint_paths(files, config, jobs=args.jobs or os.cpu_count() or 1, cache=cache)
-    findings = [_display(f) for f in findings]
+    run = lint_run(files, config_for, jobs=args.jobs or os.cpu_count() or 1, cache=caches)
+    findings = [_display(f) for f in run.findings]
     if args.statistics:
         statistics.report(findings, sys.stdout, args.format)
     else:
-        REPORTERS[args.format](findings, sys.stdout, {"files": len(files), "base": locations.base_directory()})
+        REPORTERS[args.format](findings, sys.stdout, {"files": len(files), "base": locations.base_directory(),
+                                                      "withheld": run.withheld})
     sys.stdout.flush()
+    if run.withheld and (args.statistics or args.format != "text"):
+        print(f"mslint: {withheld_note(run.withheld)}", file=sys.stderr)
 
     if any(f.rule is INTERNAL_ERROR for f in findings) and not args.exit_zero:
         return EXIT_ERROR
     if findings and not args.exit_zero:
         return EXIT_FINDINGS
+    return EXIT_CLEAN
+
+
+def _command_line_settings(args):
+    """What the command line sets, applied to each file's configuration."""
+    select = config_module.check_selectors(args.select, "--select", "--select") if args.select else None
+    ignore = config_module.check_selectors(args.ignore, "--ignore", "--ignore") if args.ignore else ()
+
+    def apply(config: config_module.Config) -> config_module.Config:
+        return config.with_overrides(select=select, ignore=(config.ignore + ignore) if ignore else None,
+                                     target_version=args.target_version, graph_mode=args.graph_mode,
+                                     syntax_level=args.syntax_level)
+
+    return apply
+
+
+def _caches():
+    """The result cache of each configuration (one file per configuration), opened once."""
+    opened = {}
+
+    def cache_for(config: config_module.Config) -> ResultCache:
+        key = (config.root, ResultCache.namespace(config))
+        if key not in opened:
+            opened[key] = ResultCache.for_config(config)
+        return opened[key]
+
+    return cache_for
+
+
+def _show_settings(path: str, config_for) -> int:
+    """Print the configuration that applies to a file, and where it comes from."""
+    if not os.path.exists(path):
+        raise UsageError(f"--show-settings: {path}: no such file or directory")
+    config = config_for(path)
+    from mslint import project
+
+    model = project.project_for(path)
+    rules = config_module.enabled_rules(config, path)
+    print(f"settings for {path}")
+    print(f"  configuration file: {config.source or '(none: defaults)'}")
+    print(f"  configuration root: {config.root}")
+    print(f"  project root: {model.root}")
+    print(f"  select: {list(config.select) if config.select is not None else '(the default rules)'}")
+    print(f"  ignore: {list(config.ignore)}")
+    print(f"  per-file-ignores for this file: {list(config.ignored_for(path))}")
+    print(f"  exclude: {list(config.exclude)}")
+    print(f"  target-version: {config.target_version}")
+    modes = sorted(model.modes()) or ["(never set)"]
+    print(f"  graph-mode: {config.graph_mode} (the project's set_context modes: {', '.join(modes)})")
+    print(f"  syntax-level: {config.syntax_level}")
+    print(f"  allowed-constant-calls: {list(config.allowed_constant_calls)}")
+    print(f"  extra-jit-decorators: {list(config.extra_jit_decorators)}")
+    print(f"  enabled rules: {', '.join(code for code, on in sorted(rules.items()) if on)}")
     return EXIT_CLEAN
 
 
@@ -150,15 +202,6 @@ def _display(finding):
     from dataclasses import replace
 
     return replace(finding, path=path)
-
-
-def _common_directory(paths: List[str]) -> str:
-    absolute = [os.path.abspath(p) for p in paths]
-    try:
-        common = os.path.commonpath(absolute)
-    except ValueError:
-        return os.getcwd()
-    return common if os.path.isdir(common) else os.path.dirname(common)
 
 
 def _list_rules(output_format: str) -> int:

@@ -227,6 +227,25 @@ def discover(start: str, explicit: Optional[str] = None) -> Config:
     return Config(root=os.path.abspath(start if os.path.isdir(start) else os.path.dirname(os.path.abspath(start))))
 
 
+class PerFile:
+    """Each file's configuration: the nearest [tool.mslint] above it (`--config FILE` for every
+    file when given), with the command line's settings applied on top; found once per directory."""
+
+    def __init__(self, explicit: Optional[str] = None, overrides=None):
+        self._overrides = overrides or (lambda config: config)
+        self._explicit = self._overrides(discover(".", explicit)) if explicit is not None else None
+        self._by_directory: Dict[str, Config] = {}
+
+    def __call__(self, path: str) -> Config:
+        if self._explicit is not None:
+            return self._explicit
+        absolute = os.path.abspath(path)
+        directory = absolute if os.path.isdir(absolute) else os.path.dirname(absolute)
+        if directory not in self._by_directory:
+            self._by_directory[directory] = self._overrides(discover(directory))
+        return self._by_directory[directory]
+
+
 def enabled_rules(config: Config, path: Optional[str] = None) -> Dict[str, bool]:
     """code -> enabled, after select, ignore and (for a file) per-file-ignores."""
     from mslint.rules import registry

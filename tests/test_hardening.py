@@ -364,7 +364,10 @@ def test_output_is_sorted_and_byte_identical_across_runs_and_jobs(tmp_path):
     for code in ("MS101", "MS102", "MS401", "MS701", "MS801", "MS802", "MS201", "MS501"):
         page = rule_pages.sections(rule_pages.read_page(code))
         for block in rule_pages.python_blocks(page["Example"]) + rule_pages.python_blocks(page["Use instead"]):
-            (tmp_path / f"m{index:02d}.py").write_text(block)
+            # each its own project: a page's PyNative example must not decide the others' mode
+            (tmp_path / f"p{index:02d}").mkdir()
+            (tmp_path / f"p{index:02d}" / "pyproject.toml").write_text("")
+            (tmp_path / f"p{index:02d}" / "m.py").write_text(block)
             index += 1
     (tmp_path / "broken.py").write_bytes(b"def f(:\n")
     outputs = {}

@@ -16,6 +16,15 @@ def report(findings: List[Finding], out: TextIO, context: dict) -> None:
         if finding.reach:
             out.write(f"    reach: {' -> '.join(finding.reach)}\n")
     out.write(summary(findings, context.get("files", 0)) + "\n")
+    if context.get("withheld"):
+        out.write(withheld_note(context["withheld"]) + "\n")
+
+
+def withheld_note(count: int) -> str:
+    """The line that says findings were withheld because the program never compiles the code."""
+    findings = "finding" if count == 1 else "findings"
+    return (f"{count} more {findings} withheld: in code compiled only in GRAPH_MODE, and this project only "
+            "sets PYNATIVE_MODE (--graph-mode always shows them).")
 
 
 def summary(findings: List[Finding], file_count: int) -> str:
