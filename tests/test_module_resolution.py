@@ -339,3 +339,23 @@ def test_installed_library_is_read_for_real(tmp_path):
     found = messages(tmp_path / "project")
     assert set(found) == {("model.py", 8), ("model.py", 13)}
     assert found[("model.py", 13)].endswith("(assumed a Cell: NotACell could not be resolved)")
+
+
+def test_helper_reached_through_a_namespace_package(tmp_path):
+    # (reported at the helper by the project model's routing; reaching it is resolution's part)
+    (tmp_path / ".git").mkdir()
+    write(tmp_path, {
+        "src/utils.py": "def to_host(x):\n    return x.asnumpy()\n",
+        "src/net.py": """
+            from mindspore import nn
+            from .utils import to_host
+
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    return to_host(x)
+        """,
+        "train.py": "from src.net import Net\n\nnet = Net()\n",
+    })
+    assert both(tmp_path) == {("MS101", "src/utils.py", 2)}
+    assert "called from Net.construct (net.py, line 7)" in messages(tmp_path)[("src/utils.py", 2)]
