@@ -1,12 +1,12 @@
 """Class hierarchies across the project's modules: Cell subclassing, method lookup, decorators."""
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Set
+from typing import Dict, Iterator, List, Optional, Set
 
 from astroid import nodes
 
 from mslint import mindspore_names as msn
-from mslint.resolve import Resolver
+from mslint.resolve import PROJECT, UNKNOWN, Resolver, absolute_import_name
 
 _MAX_MRO = 32
 
@@ -14,11 +14,17 @@ _MAX_MRO = 32
 class ClassIndex:
     """Answers questions about ClassDefs, memoised for one analysis run."""
 
-    def __init__(self, resolver: Resolver, extra_jit_decorators=()):
+    def __init__(self, resolver: Resolver, extra_jit_decorators=(), extra_cell_bases=(), libraries=None):
+        """`extra_cell_bases`: qualified names of classes to treat as Cells; `libraries`: a
+        LibraryClasses to read installed libraries' base classes with (None: do not look)."""
         self.resolver = resolver
         self.jit_decorators = msn.JIT_DECORATORS | msn.LEGACY_JIT_DECORATORS | frozenset(extra_jit_decorators)
+        self.extra_cell_bases = frozenset(extra_cell_bases)
+        self.libraries = libraries
         self._bases: Dict[nodes.ClassDef, List] = {}
         self._is_cell: Dict[nodes.ClassDef, bool] = {}
+        self._assumed: Dict[nodes.ClassDef, Optional[str]] = {}
+        self._imports_mindspore: Dict[nodes.Module, bool] = {}
         self._attribute_stores: Dict[nodes.NodeNG, List[nodes.AssignAttr]] = {}
 
     # -- hierarchy ---------------------------------------------------------------------
@@ -54,16 +60,95 @@ class ClassIndex:
         return found
 
     def is_cell(self, cls: nodes.ClassDef) -> bool:
+        """An nn.Cell subclass, known (through the project, MindSpore, an installed library or
+        `extra-cell-bases`) or assumed (see assumed_cell)."""
+        return self.is_known_cell(cls) or self.assumed_cell(cls) is not None
+
+    def is_known_cell(self, cls: nodes.ClassDef) -> bool:
         if cls in self._is_cell:
             return self._is_cell[cls]
         self._is_cell[cls] = False  # cycle guard
-        result = False
-        for klass in self.mro(cls):
-            for base in self.base_entries(klass):
-                if isinstance(base, str) and msn.is_cell_class_name(base):
-                    result = True
+        result = any(self._is_cell_base(base) for klass in self.mro(cls) for base in self.base_entries(klass))
         self._is_cell[cls] = result
         return result
+
+    def _is_cell_base(self, base) -> bool:
+        if isinstance(base, nodes.ClassDef):
+            return base.qname() in self.extra_cell_bases  # (its own bases are in the MRO)
+        if not isinstance(base, str):
+            return False
+        if msn.is_cell_class_name(base) or base in self.extra_cell_bases:
+            return True
+        return self._library_says(base) is True
+
+    def _library_says(self, qualname: str) -> Optional[bool]:
+        """Whether an installed library's class is a Cell; None when it cannot be read."""
+        if self.libraries is None or self.resolver.kind(qualname) != UNKNOWN:
+            return None  # MindSpore, the standard library and whitelisted packages are known already
+        return self.libraries.is_cell(qualname)
+
+    def assumed_cell(self, cls: nodes.ClassDef) -> Optional[str]:
+        """Why a class is assumed to be a Cell ("PreTrainedModel could not be resolved"), or None.
+
+        A class that defines `construct` in a module importing MindSpore, one of whose bases
+        cannot be resolved (a library that is not installed, a relative import out of the
+        linted tree) or is a conditional expression with a Cell on one side
+        (`nn.Cell if AVAILABLE else object`), is compiled by MindSpore as a Cell would be:
+        analysing it as one is the way not to miss its graph code."""
+        if cls not in self._assumed:
+            self._assumed[cls] = None  # cycle guard
+            self._assumed[cls] = None if self.is_known_cell(cls) else self._assumption(cls)
+        return self._assumed[cls]
+
+    def _assumption(self, cls: nodes.ClassDef) -> Optional[str]:
+        construct = self.lookup_method(cls, "construct")
+        if construct is None or not self.imports_mindspore(construct.root()):
+            return None
+        for klass in self.mro(cls):
+            for node, entry in zip(klass.bases, self.base_entries(klass)):
+                reason = self._base_reason(node, entry)
+                if reason is not None:
+                    return reason
+        return None
+
+    def _base_reason(self, node, entry) -> Optional[str]:
+        if isinstance(node, nodes.IfExp):
+            for arm in (node.body, node.orelse):
+                if self._is_cell_expression(arm):
+                    return f"its base '{_short(node)}' is a Cell on one side"
+            return None
+        if not isinstance(node, (nodes.Name, nodes.Attribute)) or isinstance(entry, nodes.ClassDef):
+            return None
+        if entry is None or self._unresolved(entry, node):
+            name = entry.rsplit(".", 1)[-1] if entry else _short(node)  # the class's own name, not an alias
+            return f"{name} could not be resolved"
+        return None
+
+    def _unresolved(self, qualname: str, node) -> bool:
+        """A base class name whose class neither the project, nor MindSpore, nor an installed
+        library defines."""
+        kind = self.resolver.kind(qualname, node.root().file)
+        if kind == PROJECT:
+            return True  # a project name without a definition (resolve_callable found none)
+        return kind == UNKNOWN and self._library_says(qualname) is None
+
+    def _is_cell_expression(self, node) -> bool:
+        if isinstance(node, nodes.IfExp):
+            return self._is_cell_expression(node.body) or self._is_cell_expression(node.orelse)
+        if not isinstance(node, (nodes.Name, nodes.Attribute)):
+            return False
+        definition = self.resolver.resolve_callable(node)
+        if isinstance(definition, nodes.ClassDef):
+            return self.is_known_cell(definition)
+        qualname = self.resolver.qualname(node)
+        return qualname is not None and self._is_cell_base(qualname)
+
+    def imports_mindspore(self, module: nodes.Module) -> bool:
+        """Whether the module imports MindSpore at its top level (in `if`/`try` blocks too)."""
+        if module not in self._imports_mindspore:
+            self._imports_mindspore[module] = any(
+                msn.is_mindspore(name) for name in _top_level_imports(module.body))
+        return self._imports_mindspore[module]
 
     def has_decorator(self, node, names) -> bool:
         return any(self.decorator_qualname(d) in names for d in self.decorators(node))
@@ -108,6 +193,35 @@ class ClassIndex:
 
     def is_constexpr(self, node) -> bool:
         return self.has_decorator(node, msn.CONSTEXPR_DECORATORS)
+
+
+def _short(node, limit: int = 60) -> str:
+    text = node.as_string()
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+_BLOCKS = (nodes.If, nodes.Try, nodes.With)
+
+
+def _top_level_imports(body) -> Iterator[str]:
+    """The module names a block's import statements import, descending into if/try/with."""
+    for statement in body:
+        if isinstance(statement, nodes.Import):
+            yield from (name for name, _ in statement.names)
+        elif isinstance(statement, nodes.ImportFrom):
+            yield absolute_import_name(statement) or ""
+        elif isinstance(statement, _BLOCKS):
+            for block in _child_blocks(statement):
+                yield from _top_level_imports(block)
+
+
+def _child_blocks(statement) -> Iterator[list]:
+    for name in ("body", "orelse", "finalbody"):
+        block = getattr(statement, name, None)
+        if block:
+            yield block
+    for handler in getattr(statement, "handlers", None) or ():
+        yield handler.body
 
 
 def decorator_names(function) -> Set[str]:

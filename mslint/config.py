@@ -44,6 +44,7 @@ class Config:
     syntax_level: str = "lax"
     allowed_constant_calls: Tuple[str, ...] = DEFAULT_ALLOWED_CONSTANT_CALLS
     extra_jit_decorators: Tuple[str, ...] = ()
+    extra_cell_bases: Tuple[str, ...] = ()  # qualified names of library classes to treat as Cells
     source: Optional[str] = None  # the pyproject.toml it came from
     root: str = field(default_factory=os.getcwd)  # patterns are relative to this directory
     # one-line notes for the user (a target-version newer than mslint knows); not a setting
@@ -58,7 +59,8 @@ class Config:
     def fingerprint(self) -> str:
         """A stable text of every setting that changes findings (for caches)."""
         return repr((self.selection_layers(), self.per_file_ignores, self.target_version, self.graph_mode,
-                     self.syntax_level, self.allowed_constant_calls, self.extra_jit_decorators))
+                     self.syntax_level, self.allowed_constant_calls, self.extra_jit_decorators,
+                     self.extra_cell_bases))
 
     def selection_layers(self) -> Tuple[Tuple[Optional[Tuple[str, ...]], Tuple[str, ...], Tuple[str, ...]], ...]:
         """(select, extend-select, ignore) of the file, then of the command line."""
@@ -196,6 +198,7 @@ _KEYS = {
     "allowed-constant-calls": _qualified_names,
     "extra-jit-decorators": _qualified_names,
     "jobs": _jobs,
+    "extra-cell-bases": _qualified_names,
 }
 CONFIG_KEYS = tuple(_KEYS)
 

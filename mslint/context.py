@@ -11,6 +11,7 @@ from mslint import lattice
 from mslint.classes import ClassIndex
 from mslint.config import Config
 from mslint.findings import CallSite, Finding, finding_at
+from mslint.libraries import library_classes
 from mslint.resolve import Resolver
 from mslint.rules import Rule
 from mslint.project import program_mode
@@ -26,7 +27,8 @@ class ModuleContext:
         self.config = config
         self.resolver = Resolver()
         self.resolver.register_module(module)
-        self.classes = ClassIndex(self.resolver, config.extra_jit_decorators)
+        self.classes = ClassIndex(self.resolver, config.extra_jit_decorators, config.extra_cell_bases,
+                                  libraries=library_classes())
         self.interpreter = lattice.Interpreter(self.resolver, self.class_facts, self._resolve_class, self.classes)
         self._facts: Dict[nodes.ClassDef, lattice.ClassFacts] = {}
         self._scope: Optional[GraphScope] = None
@@ -166,6 +168,11 @@ class ModuleContext:
             callees = [hop.caller for hop in gf.reach[1:]] + [gf.display]
             calls = tuple(CallSite(os.path.abspath(hop.path), hop.line, hop.column, hop.end_line, hop.end_column, callee)
                           for hop, callee in zip(gf.reach, callees))
+        if gf is not None and gf.assumed_cell:
+            message = f"{message} (assumed a Cell: {gf.assumed_cell})"
+        condition = gf.values.left_out_by_default(node) if gf is not None and gf.values is not None else None
+        if condition:
+            message = f"{message} ({condition})"
         found = finding_at(rule, node, message, path, reach)
         marked = gf.graph_mode_only if gf is not None else (
             self._scope is not None and node is not None and self._scope.only_in_graph_mode(node))

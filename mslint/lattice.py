@@ -100,6 +100,13 @@ _FALSY_LITERAL = Value(Kind.CONST, frozenset({"falsy"}))
 _OTHER_LITERAL = Value(Kind.CONST, frozenset())  # bytes, complex, Ellipsis
 
 
+def _module_literal(assign: nodes.AssignName, fallback: Value) -> Value:
+    """`DEBUG = False` bound once at module level: the literal, truth included (MindSpore reads
+    a global as a constant when it compiles)."""
+    value = getattr(assign.parent, "value", None)
+    return literal(value) if isinstance(value, nodes.Const) else fallback
+
+
 def without_truth(value: Value) -> Value:
     return Value(value.kind, value.tags - {"truthy", "falsy"}, value.cls, value.elements, value.node)
 
@@ -209,6 +216,22 @@ class FunctionValues:
         # statements MindSpore does not compile: the untaken side of an `if` on a known constant
         # (`if not return_dict:` with return_dict=False) and what follows a branch that returned
         self.dead: Set[nodes.NodeNG] = set()
+        # statements a root's parameter left at its default does not compile (the caller may pass
+        # another value, so they are analysed), and the condition under which they are compiled
+        self.left_out: Dict[nodes.NodeNG, str] = {}
+
+    def left_out_by_default(self, node) -> Optional[str]:
+        """'only compiled when the caller passes return_dict other than False' for a node in
+        such a statement; None elsewhere."""
+        if not self.left_out:
+            return None
+        current = node
+        while current is not None and current is not self.function:
+            found = self.left_out.get(current)
+            if found is not None:
+                return found
+            current = current.parent
+        return None
 
     def value(self, node) -> Value:
         found = self.values.get(node)
@@ -227,6 +250,7 @@ class Interpreter:
         self.resolve_class = resolve_class  # a call's function expression -> project ClassDef
         self.classes = classes  # methods through the project hierarchy, decorators
         self._module_constants: Dict[Tuple[int, str], Value] = {}
+        self._global_names: Dict[int, FrozenSet[str]] = {}  # per module, the names some `global` declares
         self._returns: Dict[tuple, Value] = {}
         self._inline_depth = 0
 
@@ -269,9 +293,11 @@ class Interpreter:
             if node.value is not None:
                 self._assign(node.target, self._eval(node.value, state), state)
         elif isinstance(node, nodes.If):
-            truth = truth_value(self._eval(node.test, state))
+            test = self._eval(node.test, state)
+            truth = truth_value(test)
             if truth is None:
                 self._branches(state, node.body, node.orelse)
+                _mark_left_out_by_default(node, test, state)
             else:  # a compile-time constant condition: MindSpore compiles only the branch taken
                 taken, skipped = (node.body, node.orelse) if truth else (node.orelse, node.body)
                 state.dead.update(skipped)
@@ -395,7 +421,8 @@ class Interpreter:
                 truth = truth_value(operand)
                 if truth is not None:
                     return Value(Kind.CONST, frozenset({"falsy" if truth else "truthy"}))
-                return Value(operand.kind, frozenset({"bool"}) if operand.is_var else frozenset())
+                negated = frozenset({"bool"}) if operand.is_var else _negated_default(operand)
+                return Value(operand.kind, negated)
             return Value(operand.kind, operand.tags, None, None)
         if isinstance(node, (nodes.Tuple, nodes.List)):
             elements = tuple(self._eval(e, state) for e in node.elts)
@@ -500,8 +527,18 @@ class Interpreter:
                     kinds.append(Kind.CONST if literal else Kind.UNKNOWN)
                 else:
                     kinds.append(Kind.UNKNOWN)
-            self._module_constants[key] = Value(Kind(max(kinds, default=Kind.UNKNOWN)))
+            value = Value(Kind(max(kinds, default=Kind.UNKNOWN)))
+            if len(assigns) == 1 and value.is_const and self._never_rebound(scope, node.name):
+                value = _module_literal(assigns[0], value)
+            self._module_constants[key] = value
         return self._module_constants[key]
+
+    def _never_rebound(self, module: nodes.Module, name: str) -> bool:
+        """No function of the module declares `global name` (and so may rebind it)."""
+        if id(module) not in self._global_names:
+            self._global_names[id(module)] = frozenset(
+                n for statement in module.nodes_of_class(nodes.Global) for n in statement.names)
+        return name not in self._global_names[id(module)]
 
     def _attribute(self, node: nodes.Attribute, state: FunctionValues) -> Value:
         if isinstance(node.expr, nodes.Name) and node.expr.name == "self" and "self" not in state.env:
@@ -734,6 +771,57 @@ def _default_value(function, name: str) -> Value:
     return literal(default) if isinstance(default, nodes.Const) else CONST
 
 
+_DEFAULT_TAG = "default:"  # "default:<truthy|falsy>:<parameter>=<its default, as written>"
+
+
+def unknown_default(value: Value, name: str, default: nodes.NodeNG) -> Value:
+    """A root parameter's default: a constant whose value the caller chooses. It keeps, as a
+    tag, which branch the default itself would select, so that findings there can say so."""
+    truth = truth_value(value)
+    value = without_truth(value)
+    if truth is None:
+        return value
+    return value.with_tags(f"{_DEFAULT_TAG}{'truthy' if truth else 'falsy'}:{name}={default.as_string()}")
+
+
+def _default_guard(value: Value) -> Optional[Tuple[bool, str, str]]:
+    """(truth under the default, parameter, default) of a condition on a root default."""
+    for tag in value.tags:
+        if tag.startswith(_DEFAULT_TAG):
+            truth, spelled = tag[len(_DEFAULT_TAG):].split(":", 1)
+            name, default = spelled.split("=", 1)
+            return truth == "truthy", name, default
+    return None
+
+
+def _negated_default(value: Value) -> FrozenSet[str]:
+    guard = _default_guard(value)
+    if guard is None:
+        return frozenset()
+    truth, name, default = guard
+    return frozenset({f"{_DEFAULT_TAG}{'falsy' if truth else 'truthy'}:{name}={default}"})
+
+
+def _mark_left_out_by_default(node: nodes.If, test: Value, state: FunctionValues) -> None:
+    """`if not return_dict: return (h,)` with `return_dict=False`: the default compiles only the
+    early return; what the other branch (and, after a branch that always returns, the rest of
+    the block) holds is compiled only for a caller that passes another value."""
+    guard = _default_guard(test)
+    if guard is None:
+        return
+    truth, name, default = guard
+    taken, left_out = (node.body, node.orelse) if truth else (node.orelse, node.body)
+    condition = f"only compiled when the caller passes {name} other than its default {default}"
+    statements = list(left_out)
+    if taken and isinstance(taken[-1], (nodes.Return, nodes.Raise)):
+        sibling = node.next_sibling()
+        while sibling is not None:
+            statements.append(sibling)
+            sibling = sibling.next_sibling()
+    for statement in statements:
+        state.left_out.setdefault(statement, condition)
+
+
 def _join_envs(*envs: Dict[str, Value]) -> Dict[str, Value]:
     # a name bound on only some paths is undefined on the others, where using it would fail
     # anyway: its value is the join of the paths that bind it
@@ -762,7 +850,11 @@ def _default_params(function, default: Value) -> Dict[str, Value]:
 
 
 def root_params(function, resolver: resolve.Resolver) -> Dict[str, Value]:
-    """Values of a graph root's parameters: tensors unless annotated or defaulted as Python scalars."""
+    """Values of a graph root's parameters: tensors unless annotated or defaulted as Python scalars.
+
+    A default is a constant of unknown value: whoever calls the root chooses it (`net(x,
+    use_cache=True)` compiles the `if use_cache:` branch), so no branch is pruned on it.
+    (A helper called without the argument gets the default itself: see with_unpassed_defaults.)"""
     args = function.args
     positional = list(args.posonlyargs or []) + list(args.args or [])
     defaults = [None] * (len(positional) - len(args.defaults or [])) + list(args.defaults or [])
@@ -772,13 +864,13 @@ def root_params(function, resolver: resolve.Resolver) -> Dict[str, Value]:
     for arg, default, annotation in zip(positional, defaults, annotations):
         if arg.name in ("self", "cls"):
             continue
-        params[arg.name] = _param_value(default, annotation, resolver)
+        params[arg.name] = _param_value(arg.name, default, annotation, resolver)
     kw_defaults = list(args.kw_defaults or [])
     kw_annotations = list(args.kwonlyargs_annotations or [])
     for index, arg in enumerate(args.kwonlyargs or []):
         default = kw_defaults[index] if index < len(kw_defaults) else None
         annotation = kw_annotations[index] if index < len(kw_annotations) else None
-        params[arg.name] = _param_value(default, annotation, resolver)
+        params[arg.name] = _param_value(arg.name, default, annotation, resolver)
     if args.vararg:
         params[args.vararg] = Value(Kind.VAR, frozenset({"tensor"}))
     if args.kwarg:
@@ -789,13 +881,29 @@ def root_params(function, resolver: resolve.Resolver) -> Dict[str, Value]:
 _SCALAR_ANNOTATIONS = frozenset({"builtins.int", "builtins.float", "builtins.bool", "builtins.str"})
 
 
-def _param_value(default, annotation, resolver: resolve.Resolver) -> Value:
+def _optional_of(annotation, resolver: resolve.Resolver):
+    """`int` for `Optional[int]` and `int | None` (`text_seq_len: Optional[int] = None` is an
+    int, not a tensor); the annotation itself otherwise."""
+    if isinstance(annotation, nodes.Subscript) and resolver.qualname(annotation.value) in _OPTIONAL:
+        return annotation.slice
+    if isinstance(annotation, nodes.BinOp) and annotation.op == "|":
+        sides = [annotation.left, annotation.right]
+        others = [side for side in sides if not (isinstance(side, nodes.Const) and side.value is None)]
+        if len(others) == 1:
+            return others[0]
+    return annotation
+
+
+_OPTIONAL = frozenset({"typing.Optional", "typing_extensions.Optional"})
+
+
+def _param_value(name: str, default, annotation, resolver: resolve.Resolver) -> Value:
     if annotation is not None:
-        qualname = resolver.qualname(annotation)
+        qualname = resolver.qualname(_optional_of(annotation, resolver))
         if qualname in _SCALAR_ANNOTATIONS:
-            return literal(default) if isinstance(default, nodes.Const) else CONST
+            return unknown_default(literal(default), name, default) if isinstance(default, nodes.Const) else CONST
         if qualname in msn.TENSOR_CLASSES or qualname in msn.PARAMETER_CLASSES:
             return VAR_TENSOR
     if isinstance(default, nodes.Const) and default.value is not None:
-        return literal(default)  # `training=False`, `k=3`: Python scalars; analysed as called without them
+        return unknown_default(literal(default), name, default)  # `training=False`, `k=3`: chosen by the caller
     return VAR_TENSOR

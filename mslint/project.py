@@ -142,7 +142,7 @@ class Project:
         found = set()
         for cut in range(1, len(parts) + 1):
             located = resolve.find_project_file(".".join(parts[:cut]), directory)
-            if located is not None:
+            if located is not None and os.path.isfile(located):  # (not a namespace package's directory)
                 found.add(os.path.abspath(located))
         return found
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+from contextlib import contextmanager
 from functools import lru_cache
 from typing import Dict, List, Optional, Tuple
 
@@ -48,12 +49,16 @@ def module_name_for_file(path: str) -> str:
 @lru_cache(maxsize=4096)
 def _search_bases(directory: str) -> Tuple[str, ...]:
     """Directories an import in `directory` may resolve against: the directory itself
-    (a script's sys.path[0]) and its parents up to the project root."""
+    (a script's sys.path[0]), its parents up to the project root, and the root's `src/`
+    (a src layout: `pkg` lives in root/src/pkg and is imported as `pkg`)."""
     bases = []
     current = directory
     for _ in range(8):
         bases.append(current)
         if any(os.path.exists(os.path.join(current, m)) for m in _PROJECT_MARKERS):
+            source_layout = os.path.join(current, "src")
+            if os.path.isdir(source_layout) and source_layout not in bases:
+                bases.append(source_layout)
             break
         parent = os.path.dirname(current)
         if parent == current:
@@ -84,6 +89,18 @@ class _Hooks:
 HOOKS = _Hooks()
 
 
+@contextmanager
+def outside_the_project():
+    """Read an installed library's modules: with astroid's own manager, and not recorded
+    among what the project's analysis depends on (a result cache keys on project files)."""
+    saved = HOOKS.log, HOOKS.loader
+    HOOKS.log, HOOKS.loader = None, None
+    try:
+        yield
+    finally:
+        HOOKS.log, HOOKS.loader = saved
+
+
 def find_project_file(dotted: str, from_directory: str) -> Optional[str]:
     """The source file of project module `dotted`, searched from a linted file's directory."""
     found = _find_project_file(dotted, from_directory)
@@ -94,10 +111,16 @@ def find_project_file(dotted: str, from_directory: str) -> Optional[str]:
 
 @lru_cache(maxsize=16384)
 def _find_project_file(dotted: str, from_directory: str) -> Optional[str]:
+    """The module's file, or for a namespace package (a directory without __init__.py, such as
+    a model zoo's `src/`) the directory itself; None when it is not project code.
+
+    As Python's path finder does, a module or regular package in any search base wins over a
+    namespace directory in an earlier one."""
     top = dotted.split(".")[0]
     if kind_of_top_level(top) in (MINDSPORE, STDLIB, THIRD_PARTY, BUILTIN):
         return None
     parts = dotted.split(".")
+    namespace = None
     for base in _search_bases(from_directory):
         candidate = os.path.join(base, *parts)
         if os.path.isfile(candidate + ".py"):
@@ -105,13 +128,16 @@ def _find_project_file(dotted: str, from_directory: str) -> Optional[str]:
         init = os.path.join(candidate, "__init__.py")
         if os.path.isfile(init):
             return init
-    return None
+        if namespace is None and os.path.isdir(candidate):
+            namespace = candidate
+    return namespace
 
 
 def clear_file_caches() -> None:
     """Forget what the file system looked like (a new run in the same process may see new files)."""
     _find_project_file.cache_clear()
     _search_bases.cache_clear()
+    package_name.cache_clear()
 
 
 def kind_of_top_level(top: str) -> str:
@@ -146,6 +172,7 @@ class Resolver:
         self._modules: Dict[str, nodes.Module] = {}  # absolute path -> the module object to use
         self._factory_classes: Dict[nodes.Call, Optional[nodes.ClassDef]] = {}
         self._outer_lookups: Dict[Tuple[nodes.NodeNG, str], tuple] = {}
+        self._resolving: set = set()  # definitions being looked up (import cycles end here)
 
     def register_module(self, module: nodes.Module) -> None:
         """Use this very module object when resolution leads back to its file (the file being linted)."""
@@ -236,44 +263,71 @@ class Resolver:
         if not qualname or _depth > _MAX_ALIAS_DEPTH or not from_file:
             return None
         directory = os.path.dirname(os.path.abspath(from_file))
-        parts = qualname.split(".")
+        key = (qualname, directory)
+        if key in self._resolving:
+            return None  # an import cycle: the name is defined, if anywhere, by another binding
+        self._resolving.add(key)
+        try:
+            return self._project_definition(qualname.split("."), directory, _depth)
+        finally:
+            self._resolving.discard(key)
+
+    def _project_definition(self, parts: List[str], directory: str, depth: int):
         # the longest prefix that is a project module
         for cut in range(len(parts) - 1, 0, -1):
             path = find_project_file(".".join(parts[:cut]), directory)
-            if path is None:
+            if path is None or not os.path.isfile(path):  # (a namespace package has no members of its own)
                 continue
             module = self.module_at(path)
             if module is None:
                 return None
-            return self._member(module, parts[cut:], _depth)
+            return self._member(module, parts[cut:], depth)
         return None
+
+    def member(self, scope, names: List[str]):
+        """The ClassDef/FunctionDef `names` (a dotted path) names inside a module."""
+        return self._member(scope, names, 0)
 
     def _member(self, scope, names: List[str], depth: int):
         current = scope
         for name in names:
-            found = current.locals.get(name) if hasattr(current, "locals") else None
-            if not found:
+            current = self._bound_definition(current, name, depth)
+            if current is None:
                 return None
-            target = found[-1]
-            if isinstance(target, (nodes.Import, nodes.ImportFrom)):
-                qn = imported_qualname(target, name)
-                target = self.definition(qn, current.root().file, depth + 1) if qn else None
-                if target is None:
-                    return None
-            if isinstance(target, nodes.AssignName):
-                parent = target.parent
-                made = self.factory_class(target)
-                if made is not None:
-                    target = made
-                elif isinstance(parent, nodes.Assign) and isinstance(parent.value, (nodes.Name, nodes.Attribute)):
-                    qn = self.qualname(parent.value, depth + 1)
-                    target = self.definition(qn, current.root().file, depth + 1) if qn else None
-                    if target is None:
-                        return None
-                else:
-                    return None
-            current = target
         return current if isinstance(current, (nodes.ClassDef, nodes.FunctionDef)) else None
+
+    def _bound_definition(self, scope, name: str, depth: int):
+        """What `name` names in a module or class body, following imports and aliases.
+
+        The last binding wins, except a star import that leads nowhere (the star-imported
+        module does not define the name, or only re-imports it from here: a package
+        `__init__` doing `from .common import *` then `from .layers import *`, where layers
+        imports the name back from the package): then the binding before it is the one Python
+        ends up with."""
+        found = scope.locals.get(name) if hasattr(scope, "locals") else None
+        if not found and isinstance(scope, nodes.Module):
+            found = _star_imports(scope)  # the names astroid could not list (a namespace package's module)
+        for target in reversed(found or ()):
+            definition = self._binding_definition(target, name, depth)
+            if definition is not None or not _is_star_import(target):
+                return definition
+        return None
+
+    def _binding_definition(self, target, name: str, depth: int):
+        file = target.root().file
+        if isinstance(target, (nodes.Import, nodes.ImportFrom)):
+            qn = imported_qualname(target, name)
+            return self.definition(qn, file, depth + 1) if qn else None
+        if isinstance(target, nodes.AssignName):
+            parent = target.parent
+            made = self.factory_class(target)
+            if made is not None:
+                return made
+            if isinstance(parent, nodes.Assign) and isinstance(parent.value, (nodes.Name, nodes.Attribute)):
+                qn = self.qualname(parent.value, depth + 1)
+                return self.definition(qn, file, depth + 1) if qn else None
+            return None
+        return target
 
     def resolve_callable(self, func_expr):
         """The project FunctionDef/ClassDef a call's function expression names, if any."""
@@ -424,9 +478,50 @@ def imported_qualname(node, name: str) -> Optional[str]:
 
 
 def absolute_import_name(node: nodes.ImportFrom) -> Optional[str]:
+    """The absolute module name of an ImportFrom. A relative import is resolved from the
+    importing file's place on disk, not from the module name a front-end gave the file (the
+    command and pylint name a module of a namespace package differently, and astroid cannot
+    resolve `from .base import X` in a module it named `net`)."""
     if not node.level:
         return node.modname
-    try:
-        return node.root().relative_to_absolute_name(node.modname, node.level)
-    except Exception:
+    file = node.root().file
+    if not file:
+        try:
+            return node.root().relative_to_absolute_name(node.modname, node.level)
+        except Exception:  # too many levels for the module's name
+            return None
+    package = package_name(_ancestor(os.path.dirname(os.path.abspath(file)), node.level - 1))
+    if package is None:
         return None
+    return f"{package}.{node.modname}" if node.modname else package
+
+
+def _ancestor(directory: str, levels: int) -> str:
+    for _ in range(levels):
+        directory = os.path.dirname(directory)
+    return directory
+
+
+@lru_cache(maxsize=4096)
+def package_name(directory: str) -> Optional[str]:
+    """The dotted name a directory is imported by: its name, prefixed by every enclosing
+    regular package (a namespace package's name is its own; the import search walks up)."""
+    name = os.path.basename(directory)
+    if not name.isidentifier():
+        return None
+    parts = [name]
+    parent = os.path.dirname(directory)
+    while os.path.isfile(os.path.join(directory, "__init__.py")) and os.path.isfile(os.path.join(parent, "__init__.py")):
+        directory, parent = parent, os.path.dirname(parent)
+        if not os.path.basename(directory).isidentifier():
+            break
+        parts.insert(0, os.path.basename(directory))
+    return ".".join(parts)
+
+
+def _is_star_import(node) -> bool:
+    return isinstance(node, nodes.ImportFrom) and any(name == "*" for name, _ in node.names)
+
+
+def _star_imports(module: nodes.Module) -> List[nodes.ImportFrom]:
+    return [statement for statement in module.body if _is_star_import(statement)]

@@ -136,7 +136,7 @@ def _lean_builder_class():
             absolute = resolve.absolute_import_name(node)
             directory = os.path.dirname(os.path.abspath(node.root().file or "."))
             target = resolve.find_project_file(absolute, directory) if absolute else None
-            imported = resolve.load_module(target) if target else None
+            imported = resolve.load_module(target) if target and os.path.isfile(target) else None
             if imported is None:
                 return super().add_from_names_to_locals(node, global_names)
             cache = astroid.MANAGER.astroid_cache

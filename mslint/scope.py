@@ -52,6 +52,7 @@ class GraphFunction:
     values: Optional[lattice.FunctionValues] = field(default=None, repr=False)
     # reached only from a plain construct/bprop: compiled only if the program runs in GRAPH_MODE
     graph_mode_only: bool = False
+    assumed_cell: Optional[str] = None  # why its root's class is assumed to be a Cell, if it is
 
     @property
     def is_root(self) -> bool:
@@ -374,8 +375,11 @@ class GraphScope:
         return isinstance(mode, nodes.Const) and mode.value in ("bytecode", "trace") and not self._decorator_strict(decorator)
 
     # -- closure -----------------------------------------------------------------------
-    def _make(self, function, self_class, kind, reach, strict) -> GraphFunction:
-        return GraphFunction(function, self_class, function_display(function, self_class), reach, strict, kind)
+    def _make(self, function, self_class, kind, reach, strict, assumed_cell: Optional[str] = None) -> GraphFunction:
+        if assumed_cell is None and self_class is not None and getattr(function, "name", None) in ("construct", "bprop"):
+            assumed_cell = self.classes.assumed_cell(self_class)
+        return GraphFunction(function, self_class, function_display(function, self_class), reach, strict, kind,
+                             assumed_cell=assumed_cell)
 
     def _build(self) -> None:
         """The closure from every root.  Roots compiled in any mode are followed first, so a
@@ -412,7 +416,8 @@ class GraphScope:
                     if len(self._by_key) >= MAX_GRAPH_FUNCTIONS:
                         self.incomplete = True
                         continue
-                    callee = self._make(target, self_class, "called", gf.reach + (_hop(gf, call),), gf.strict)
+                    callee = self._make(target, self_class, "called", gf.reach + (_hop(gf, call),), gf.strict,
+                                        gf.assumed_cell)
                     callee.graph_mode_only = gf.graph_mode_only
                     self._register(callee, params)
                     queue.append(target_key)
