@@ -39,7 +39,9 @@ class Value:
     def __init__(self, kind: Kind, tags: FrozenSet[str] = frozenset(), cls: Optional[str] = None,
                  elements: Optional[Tuple["Value", ...]] = None, node: Optional[nodes.NodeNG] = None):
         self.kind = kind
-        self.tags = tags  # bool, tensor, ndarray, object, cell, parameter, callable, str
+        # bool, tensor, ndarray, object, cell, parameter, callable, str; "host": a Python or NumPy value
+        # computed at run time from a tensor by JIT Fallback (after .asnumpy()/.tolist()), not a graph tensor
+        self.tags = tags
         self.cls = cls  # qualified class name of an instance (user class, threading.Lock, ...)
         self.elements = elements  # per element, for tuple displays
         self.node = node  # the project class, if any (not part of equality)
@@ -77,6 +79,7 @@ class Value:
 
 CONST = Value(Kind.CONST)
 UNKNOWN = Value(Kind.UNKNOWN)
+HOST = Value(Kind.VAR, frozenset({"host"}))
 VAR_TENSOR = Value(Kind.VAR, frozenset({"tensor"}))
 BOOL_TENSOR = Value(Kind.VAR, frozenset({"tensor", "bool"}))
 
@@ -115,6 +118,23 @@ def truth_value(value: Value) -> Optional[bool]:
     return None
 
 
+def is_graph_value(value: Value) -> bool:
+    """A value the graph computes at run time (a tensor, a scalar from one): not a constant, and not a
+    NumPy array or list the interpreter made from a tensor (the conversion is the one problem there)."""
+    return value.kind == Kind.VAR and "host" not in value.tags
+
+
+def host_result(values: Iterable[Value]) -> bool:
+    """Python or NumPy work on these values yields a host value: some are host, none is a graph value."""
+    host = False
+    for value in values:
+        if value.kind == Kind.VAR:
+            if "host" not in value.tags:
+                return False
+            host = True
+    return host
+
+
 def join(*values: Value) -> Value:
     """The least upper bound: VAR wins, then UNKNOWN; facts survive only if all agree."""
     values = [v for v in values if v is not None]
@@ -125,6 +145,8 @@ def join(*values: Value) -> Value:
         return first
     kind = max(v.kind for v in values)
     tags = frozenset.intersection(*(v.tags for v in values))
+    if kind == Kind.VAR and "host" not in tags and host_result(values):
+        tags = tags | {"host"}  # `a = arr.sum() if c else 0`: still the interpreter's value
     # `self.head = None` on one path and `self.head = Head()` on another: still a Head when called
     typed = [v for v in values if not v.has("none")] or values
     cls = typed[0].cls if all(v.cls == typed[0].cls for v in typed) else None
@@ -153,8 +175,20 @@ _NUMPY_ARRAY_BUILDERS = frozenset({
     "array", "asarray", "ascontiguousarray", "zeros", "ones", "empty", "full", "zeros_like", "ones_like",
     "empty_like", "full_like", "arange", "linspace", "logspace", "geomspace", "eye", "identity", "tri", "triu",
     "tril", "meshgrid", "mgrid", "ogrid", "stack", "concatenate", "vstack", "hstack", "tile", "repeat", "diag",
-    "load", "fromfunction", "frombuffer", "indices",
+    "load", "fromfunction", "frombuffer", "indices", "hanning", "hamming", "blackman", "bartlett", "kaiser",
+    "triu_indices", "tril_indices", "outer", "kron", "cumsum", "cumprod", "sort", "argsort", "pad", "diagflat",
+    "column_stack", "dstack", "split", "array_split", "broadcast_to", "expand_dims", "reshape", "transpose",
 })
+# numpy.random functions: how many leading positional parameters describe the distribution (the next
+# one is `size`); without a size they draw one scalar. rand/randn take the shape itself.
+_RANDOM_DISTRIBUTION_ARITY = {
+    "random": 0, "random_sample": 0, "ranf": 0, "sample": 0, "standard_normal": 0, "standard_cauchy": 0,
+    "standard_exponential": 0, "choice": 1, "poisson": 1, "exponential": 1, "chisquare": 1, "geometric": 1,
+    "rayleigh": 1, "standard_gamma": 1, "standard_t": 1, "zipf": 1, "logseries": 1, "pareto": 1, "power": 1,
+    "weibull": 1, "normal": 2, "uniform": 2, "randint": 2, "random_integers": 2, "beta": 2, "binomial": 2,
+    "gamma": 2, "lognormal": 2, "laplace": 2, "logistic": 2, "gumbel": 2, "f": 2, "negative_binomial": 2,
+    "vonmises": 2, "wald": 2, "triangular": 3, "hypergeometric": 3,
+}
 _SCALAR_REDUCTIONS = frozenset({"sum", "mean", "max", "min", "prod", "std", "var", "item", "any", "all",
                                 "argmax", "argmin"})
 MAX_INLINE_DEPTH = 2  # how deep return values of project functions are followed
@@ -181,6 +215,14 @@ _RANDOM_OPS = frozenset({
     "random_gamma", "log_uniform_candidate_sampler", "choice_with_mask", "randperm",
 })
 _BOOL_DTYPES = frozenset({"mindspore.bool_", "mindspore.bool", "mindspore.common.dtype.bool_", "numpy.bool_"})
+# Ops whose output length depends on the data: the result is tagged "dynamic", and its shape, size and
+# len() are graph values, not constants (MindSpore's shape of ops.nonzero(x) is (-1, 1) at compile time).
+DYNAMIC_SHAPE_OPS = frozenset({"masked_select", "nonzero", "argwhere", "unique", "unique_consecutive", "bincount"})
+DYNAMIC_SHAPE_PRIMITIVES = frozenset({"MaskedSelect", "NonZero", "Unique", "UniqueConsecutive", "Argwhere",
+                                      "Bincount"})
+_SIZE_ATTRIBUTES = frozenset({"shape", "size"})
+_SIZE_METHODS = frozenset({"numel", "nelement", "size", "shape"})
+DYNAMIC_SCALAR = Value(Kind.VAR, frozenset({"scalar"}))
 _CONST_BUILTINS = frozenset({"len", "isinstance", "issubclass", "range", "type", "hasattr", "getattr", "callable", "id"})
 
 
@@ -378,6 +420,8 @@ class Interpreter:
         if isinstance(node, nodes.Compare):
             operands = [self._eval(node.left, state)] + [self._eval(right, state) for _, right in node.ops]
             kind = join_args(operands)
+            if host_result(operands):
+                return HOST
             if kind == Kind.VAR and any(v.is_var and not v.has("str") for v in operands):
                 return BOOL_TENSOR
             return Value(kind, frozenset({"bool"}) if kind == Kind.VAR else frozenset())
@@ -395,16 +439,20 @@ class Interpreter:
                 truth = truth_value(operand)
                 if truth is not None:
                     return Value(Kind.CONST, frozenset({"falsy" if truth else "truthy"}))
+                if operand.has("host"):
+                    return HOST
                 return Value(operand.kind, frozenset({"bool"}) if operand.is_var else frozenset())
             return Value(operand.kind, operand.tags, None, None)
         if isinstance(node, (nodes.Tuple, nodes.List)):
             elements = tuple(self._eval(e, state) for e in node.elts)
-            return Value(Kind(join_args(elements)), frozenset(), None, elements if isinstance(node, nodes.Tuple) else None)
+            return Value(Kind(join_args(elements)), _host_tags(elements), None,
+                         elements if isinstance(node, nodes.Tuple) else None)
         if isinstance(node, nodes.Set):
-            return Value(Kind(join_args(self._eval(e, state) for e in node.elts)))
+            elements = [self._eval(e, state) for e in node.elts]
+            return Value(Kind(join_args(elements)), _host_tags(elements))
         if isinstance(node, nodes.Dict):
             values = [self._eval(v, state) for _, v in node.items] + [self._eval(k, state) for k, _ in node.items]
-            return Value(Kind(join_args(values)))
+            return Value(Kind(join_args(values)), _host_tags(values))
         if isinstance(node, nodes.IfExp):
             self._eval(node.test, state)
             return join(self._eval(node.body, state), self._eval(node.orelse, state))
@@ -452,7 +500,7 @@ class Interpreter:
         else:
             kinds.append(self._eval(node.elt, state))
         state.env = saved
-        return Value(Kind(join_args(kinds)))
+        return Value(Kind(join_args(kinds)), _host_tags(kinds))
 
     @staticmethod
     def _iteration_value(iterable: Value) -> Value:
@@ -518,11 +566,11 @@ class Interpreter:
         if base.has("callable") and base.cls:
             return self._qualified_constant(f"{base.cls}.{node.attrname}", node)
         if node.attrname in _STATIC_ATTRIBUTES:
-            return CONST
+            return DYNAMIC_SCALAR if base.has("dynamic") and node.attrname in _SIZE_ATTRIBUTES else CONST
         if node.attrname == "T" or node.attrname == "mT":
             return base
         if base.is_var:
-            return Value(Kind.VAR, base.tags & {"tensor", "ndarray"})
+            return Value(Kind.VAR, base.tags & {"tensor", "ndarray", "host", "dynamic"})
         return Value(base.kind)
 
     def _subscript(self, node: nodes.Subscript, state: FunctionValues) -> Value:
@@ -536,7 +584,12 @@ class Interpreter:
         if base.is_const and index.is_const:
             return CONST if not base.has("ndarray") else base
         kind = Kind(max(base.kind, index.kind))
-        return Value(kind, base.tags & {"tensor", "ndarray", "bool"})
+        if host_result((base, index)):
+            return Value(kind, (base.tags | index.tags) & {"ndarray", "host"})
+        tags = base.tags & {"tensor", "ndarray", "bool", "host", "dynamic"}
+        if index.is_var and index.has("bool") and not index.has("host"):
+            tags = tags | {"dynamic"}  # x[mask]: one element per True
+        return Value(kind, tags)
 
     # -- calls -------------------------------------------------------------------------
     def _call(self, node: nodes.Call, state: FunctionValues) -> Value:
@@ -555,10 +608,11 @@ class Interpreter:
             returned = self._return_of(method, args, kwargs, True, func_value.node) if method is not None else None
             if returned is not None:
                 return returned
+            return UNKNOWN  # a project cell or object whose result was not followed: it may be an int
         if func_value.has("primitive"):
             return self._primitive_call(func_value, node, args, arg_kind)
-        if func_value.has("cell"):
-            return Value(Kind.VAR if arg_kind == Kind.VAR else Kind.CONST, frozenset({"tensor"}))
+        if func_value.has("cell"):  # a MindSpore cell (nn.Dense, ...): a tensor
+            return Value(Kind(arg_kind), frozenset({"tensor"}))
         if isinstance(node.func, nodes.Attribute):
             receiver = state.values.get(node.func.expr, UNKNOWN)
             return self._method_call(node.func.attrname, receiver, node, args, kwargs, arg_kind, state)
@@ -568,14 +622,16 @@ class Interpreter:
         returned = self._project_return(node, args, kwargs, state)
         if returned is not None:
             return returned
-        return Value(Kind.VAR, frozenset()) if arg_kind == Kind.VAR else UNKNOWN
+        return UNKNOWN  # a call the analysis cannot resolve (a callable passed in, an adapter): no evidence
 
     def _qualified_call(self, qualname: str, node, args, kwargs, arg_kind: Kind, state: FunctionValues) -> Value:
         kind = self.resolver.kind(qualname, node.root().file)
         last = qualname.rsplit(".", 1)[-1]
         if kind == resolve.BUILTIN:
             if last in _CONST_BUILTINS:
-                return CONST
+                return DYNAMIC_SCALAR if last == "len" and args and args[0].has("dynamic") else CONST
+            if host_result(list(args) + list(kwargs.values())):
+                return HOST  # int(arr.sum()), list(x.asnumpy()): Python work on the interpreter's values
             if last in ("int", "float", "bool", "round", "abs", "min", "max", "sum", "pow", "divmod"):
                 return Value(Kind(arg_kind), frozenset({"scalar"}) if arg_kind == Kind.VAR else frozenset())
             if last in ("tuple", "list", "zip", "enumerate", "reversed", "sorted", "map", "filter"):
@@ -585,9 +641,13 @@ class Interpreter:
             return self._mindspore_call(qualname, last, node, args, kwargs, arg_kind)
         if kind in (resolve.STDLIB, resolve.THIRD_PARTY):
             array = qualname.startswith("numpy.") and (
-                last in _NUMPY_ARRAY_BUILDERS or ".random." in qualname
+                last in _NUMPY_ARRAY_BUILDERS
+                or (".random." in qualname and _draws_an_array(last, node))
                 or any(v.has("ndarray") for v in list(args) + list(kwargs.values())))
             tags = frozenset({"ndarray"}) if array else frozenset()
+            if arg_kind == Kind.VAR:
+                # JIT Fallback runs it in the interpreter: what comes back is a Python/NumPy value
+                tags = tags | {"host"}
             return Value(Kind(arg_kind) if arg_kind != Kind.UNKNOWN else Kind.UNKNOWN, tags, qualname)
         if kind == resolve.PROJECT:
             definition = self.resolver.definition(qualname, node.root().file)
@@ -596,8 +656,8 @@ class Interpreter:
             returned = self._project_return(node, args, kwargs, state)
             if returned is not None:
                 return returned
-            return Value(Kind.VAR) if arg_kind == Kind.VAR else UNKNOWN
-        return Value(Kind.VAR) if arg_kind == Kind.VAR else UNKNOWN
+            return UNKNOWN
+        return UNKNOWN
 
     def _mindspore_call(self, qualname, last, node, args, kwargs, arg_kind: Kind) -> Value:
         if qualname in msn.MUTABLE:
@@ -612,7 +672,7 @@ class Interpreter:
         if last[:1].isupper():  # a primitive or other MindSpore object: calling it later runs the op
             return Value(Kind.CONST, frozenset({"primitive"}), qualname)
         if last in _STATIC_OPS:
-            return CONST
+            return DYNAMIC_SCALAR if args and args[0].has("dynamic") else CONST
         if last in _RANDOM_OPS:
             return VAR_TENSOR
         tags = {"tensor"}
@@ -620,6 +680,8 @@ class Interpreter:
             tags.add("bool")
         elif last in _LAYOUT_OPS and args and args[0].has("bool"):
             tags.add("bool")
+        if arg_kind == Kind.VAR and (last in DYNAMIC_SHAPE_OPS or _keeps_dynamic(last, args)):
+            tags.add("dynamic")
         return Value(Kind(arg_kind), frozenset(tags))
 
     def _primitive_call(self, primitive: Value, node, args, arg_kind: Kind) -> Value:
@@ -627,10 +689,13 @@ class Interpreter:
         tags = {"tensor"}
         last = (primitive.cls or "").rsplit(".", 1)[-1]
         if last in ("Shape", "Rank", "DType", "Size"):
-            return CONST  # static in graph mode, like x.shape
+            # static in graph mode, like x.shape, unless the input's length depends on the data
+            return DYNAMIC_SCALAR if last != "Rank" and args and args[0].has("dynamic") else CONST
+        if arg_kind == Kind.VAR and last in DYNAMIC_SHAPE_PRIMITIVES:
+            tags.add("dynamic")
         if last in _BOOL_PRIMITIVES or (last == "Cast" and len(node.args) > 1 and self._is_bool_dtype(node.args[1])):
             tags.add("bool")
-        return Value(Kind.VAR if arg_kind == Kind.VAR else Kind.CONST, frozenset(tags))
+        return Value(Kind(arg_kind), frozenset(tags))
 
     def _project_return(self, call, args, kwargs, state: FunctionValues) -> Optional[Value]:
         """The joined return value of a project function or `self` method at this call site."""
@@ -671,29 +736,40 @@ class Interpreter:
                      state: FunctionValues) -> Value:
         if receiver.has("self"):
             returned = self._project_return(node, args, kwargs, state)
-            if returned is not None:
-                return returned
-            return Value(Kind.VAR) if arg_kind == Kind.VAR else UNKNOWN
+            # not found or not followed: an object passed to __init__, a sub-cell too deep to follow
+            return returned if returned is not None else UNKNOWN
         if name in _STATIC_METHODS:
-            return CONST
+            return DYNAMIC_SCALAR if receiver.has("dynamic") and name in _SIZE_METHODS else CONST
         if receiver.has("cell") or receiver.has("primitive"):
-            return Value(Kind.VAR if arg_kind == Kind.VAR else Kind.CONST, frozenset({"tensor"}))
-        if receiver.is_var or arg_kind == Kind.VAR:
+            return Value(Kind(arg_kind), frozenset({"tensor"}))
+        if isinstance(receiver.node, nodes.ClassDef) and not receiver.has("tensor"):
+            return self._object_method(name, receiver, args, kwargs)
+        if receiver.has("host"):
+            return Value(Kind.VAR, receiver.tags & {"ndarray", "host"} if name != "tolist" else _HOST_TAGS)
+        if receiver.is_var or (arg_kind == Kind.VAR and receiver.tags & {"tensor", "parameter"}):
             tags = set(receiver.tags & {"tensor", "ndarray"}) or {"tensor"}
             if name in _BOOL_METHODS:
                 tags.add("bool")
             elif name in ("astype", "to", "cast") and node.args and self._is_bool_dtype(node.args[0]):
                 tags.add("bool")
             elif name in ("item", "tolist", "asnumpy", "numpy"):
-                tags = {"scalar"} if name == "item" else {"ndarray"} if name in ("asnumpy", "numpy") else set()
+                tags = {"scalar"} if name == "item" else {"ndarray", "host"} if name in ("asnumpy", "numpy") else {"host"}
             elif receiver.has("bool") and name in _LAYOUT_OPS:
                 tags.add("bool")
+            if "tensor" in tags and (name in DYNAMIC_SHAPE_OPS or _keeps_dynamic(name, [receiver])):
+                tags.add("dynamic")
             return Value(Kind.VAR, frozenset(tags))
-        if receiver.is_const:
+        if receiver.is_const and arg_kind == Kind.CONST:
             if name in _SCALAR_REDUCTIONS and not node.args and not node.keywords:
                 return CONST  # arr.sum(): a NumPy scalar, which graph code takes as a Python number
             return Value(Kind.CONST, receiver.tags & {"ndarray"})
-        return UNKNOWN
+        return UNKNOWN  # a method of an object the analysis does not know (one passed to __init__)
+
+    def _object_method(self, name: str, receiver: Value, args, kwargs) -> Value:
+        """A method of a project object (a helper object stored on self, a sub-cell): its return value."""
+        method = self.classes.lookup_method(receiver.node, name)
+        returned = self._return_of(method, args, kwargs, True, receiver.node) if method is not None else None
+        return returned if returned is not None else UNKNOWN
 
     def _is_bool_dtype(self, node) -> bool:
         if node is None or node is False or node == []:
@@ -799,3 +875,29 @@ def _param_value(default, annotation, resolver: resolve.Resolver) -> Value:
     if isinstance(default, nodes.Const) and default.value is not None:
         return literal(default)  # `training=False`, `k=3`: Python scalars; analysed as called without them
     return VAR_TENSOR
+
+
+def _host_tags(values) -> FrozenSet[str]:
+    """{"host"} for a container or comprehension built only from host values and constants."""
+    return _HOST_TAGS if host_result(values) else _NO_TAGS
+
+
+_HOST_TAGS = frozenset({"host"})
+_NO_TAGS = frozenset()
+
+
+def _draws_an_array(name: str, call: nodes.Call) -> bool:
+    """np.random.normal() is one number; np.random.normal(0, 1, (3,)), np.random.rand(3) are arrays."""
+    if name in ("rand", "randn"):
+        return bool(call.args)
+    arity = _RANDOM_DISTRIBUTION_ARITY.get(name)
+    if arity is None:
+        return True  # permutation, shuffle, multivariate_normal, dirichlet ...: arrays
+    has_size = any(k.arg == "size" and not (isinstance(k.value, nodes.Const) and k.value.value is None)
+                   for k in call.keywords or ())
+    return has_size or len(call.args) > arity
+
+
+def _keeps_dynamic(name: str, args) -> bool:
+    """A layout op (squeeze, reshape, transpose, ...) of a dynamic-length tensor is dynamic too."""
+    return name in _LAYOUT_OPS and bool(args) and args[0].has("dynamic")

@@ -30,12 +30,13 @@ class MySampler(nn.Cell):
 
 def test_sampler_findings_land_in_the_helper_and_name_construct(project):
     findings = project.lint_source(SAMPLER)
-    assert codes_by_line(findings) == {14: ["MS101"], 15: ["MS102"], 16: ["MS104"]}
+    # one conversion, one finding: np.where and np.random.choice then work on the NumPy array the
+    # conversion made (LAX runs them on every call, STRICT already rejects the asnumpy)
+    assert codes_by_line(findings) == {14: ["MS101"]}
     for finding in findings:
         assert "random_positive" in finding.message
         assert "called from MySampler.construct (line 20)" in finding.message
         assert finding.reach == ("MySampler.construct (line 20)", "MySampler.random_positive")
-    assert "mindspore.ops.where" in only(findings, "MS102")[0].message
 
 
 def test_jit_function_is_graph_code(project):
@@ -179,7 +180,7 @@ def test_module_that_only_sets_pynative_mode_is_not_compiled(project):
                 return ms.Tensor(np.exp(x.asnumpy()))
     '''
     assert project.lint_source(source) == []
-    assert codes_by_line(project.lint_source(source, graph_mode="always")) == {9: ["MS101", "MS102"]}
+    assert codes_by_line(project.lint_source(source, graph_mode="always")) == {9: ["MS101"]}
 
 
 def test_graph_mode_never_keeps_only_jit_code(project):
@@ -235,8 +236,9 @@ def test_constant_call_is_info_and_allowed_calls_are_quiet(project):
     findings = project.lint_source(source)
     assert codes_by_line(findings) == {13: ["MS103"]}
     assert "once, at compile time" in findings[0].message
+    # scalar math is quiet even when allowed-constant-calls is emptied: only the array is worth hoisting
     findings = project.lint_source(source, allowed_constant_calls=())
-    assert codes_by_line(findings) == {12: ["MS103"], 13: ["MS103"]}
+    assert codes_by_line(findings) == {13: ["MS103"]}
 
 
 def test_math_on_a_tensor_reduction_is_a_call_on_a_tensor(project):
@@ -306,10 +308,10 @@ def test_tolist_on_a_list_is_not_a_tensor_conversion(project):
 
 def test_helper_module_function_and_static_method_are_followed(project):
     project.write("utils.py", '''
-        import numpy as np
+        from mindspore import ops
 
         def smooth(x):
-            return np.convolve(x, [0.5, 0.5])
+            return ops.relu(x) * 0.5
     ''')
     findings = project.lint_source('''
         import numpy as np
@@ -441,13 +443,13 @@ def test_numpy_scalar_attribute_times_a_tensor_is_fine(project):
 
 def test_nested_function_never_called_is_not_compiled(project):
     findings = project.lint_source('''
-        import math
-        from mindspore import nn, ops
+        import numpy as np
+        from mindspore import nn, ops, Tensor
 
         class Bucket(nn.Cell):
             def construct(self, position, max_distance=128):
                 def unused(position, max_distance=128):
-                    return ops.log(position) / math.log(max_distance / 16)
-                return ops.log(position) / math.log(max_distance / 16)
-    ''', allowed_constant_calls=())
+                    return ops.log(position) / Tensor(np.arange(max_distance))
+                return ops.log(position) / Tensor(np.arange(max_distance))
+    ''')
     assert codes_by_line(findings) == {8: ["MS103"]}
