@@ -143,13 +143,16 @@ def _guessed_input_arithmetic(ctx: ModuleContext, node, gf: GraphFunction, depth
 
 
 def _guessed_binding(ctx: ModuleContext, binding, gf: GraphFunction, depth: int) -> bool:
-    """`n` a root input, `k = <guessed>`, `k += <guessed>`."""
+    """`n` a root input, `k = <guessed>`, `k += <guessed>`, `boxes, k = <guessed>` (an input's parts)."""
     if not isinstance(binding, nodes.AssignName):
         return False
     if isinstance(binding.parent, nodes.Arguments):
         return gf.is_root and _unannotated_parameter(binding.parent, binding.name)
-    assign = binding.parent
-    if isinstance(assign, nodes.Assign) and assign.targets == [binding] or \
+    target = binding
+    while isinstance(target.parent, (nodes.Tuple, nodes.List, nodes.Starred)):
+        target = target.parent
+    assign = target.parent
+    if isinstance(assign, nodes.Assign) and target in assign.targets or \
             isinstance(assign, nodes.AugAssign) and assign.target is binding:
         return _guessed_input_arithmetic(ctx, assign.value, gf, depth + 1)
     return False

@@ -550,3 +550,38 @@ class Net(nn.Cell):
     findings = only(project.lint_source(source, select=["MS405"]), "MS405")
     assert lines(findings) == [7, 20]
     assert "'out'" in findings[0].message and "ops.select" in findings[0].message
+
+
+def test_bounds_from_calls_the_analysis_cannot_follow_and_unpacked_inputs_are_quiet(project):
+    findings = lint(project, """
+class Counter(nn.Cell):
+    def construct(self, x):
+        return x.shape[0]
+
+
+class Middle(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.counter = Counter()
+
+    def construct(self, x):
+        return self.counter(x)
+
+
+class Head(nn.Cell):
+    def __init__(self, cache):
+        super().__init__()
+        self.cache = cache
+        self.middle = Middle()
+
+    def construct(self, x, in_args):
+        boxes, idx = in_args
+        seen = self.cache.get_seq_length(x)
+        k = unknown_helper(x)
+        n = self.middle(x)
+        t = int(x.sum())
+        return boxes[:idx], x[:, seen:], x[:k], x[:n], x[:t]
+""", "MS403")
+    # an object passed to __init__, an unresolved helper, an int from a sub-cell too deep to follow, an
+    # element of a root input: no evidence of a tensor; int(x.sum()) is one
+    assert [(f.line, f.column) for f in findings] == [(31, 55)]

@@ -453,3 +453,139 @@ def test_nested_function_never_called_is_not_compiled(project):
                 return ops.log(position) / Tensor(np.arange(max_distance))
     ''')
     assert codes_by_line(findings) == {8: ["MS103"]}
+
+
+# -- issue 14: one problem, one finding; no tensor where the analysis has no evidence of one ----------------
+
+def test_a_converted_array_is_numpy_for_the_rest_of_the_function_and_in_helpers(project):
+    findings = project.lint_source('''
+        import numpy as np
+        import mindspore as ms
+        from mindspore import nn
+
+        class Net(nn.Cell):
+            def helper(self, arr):
+                return np.einsum("ij->i", arr)
+
+            def construct(self, x, lengths):
+                arr = x.asnumpy()
+                scores = np.exp(arr) * 2 + 1
+                if scores.sum() > 0:
+                    best = scores.argmax()
+                else:
+                    best = 0
+                lens = lengths.tolist()
+                total = np.array([n * 2 for n in lens])
+                picked = np.take(arr, best) + np.sum(total)
+                return ms.Tensor(self.helper(arr) + picked)
+    ''')
+    # the two conversions are the problems; NumPy on what they made is no further finding
+    assert codes_by_line(findings) == {10: ["MS101"], 16: ["MS101"]}
+
+
+def test_numpy_on_a_tensor_is_reported_once_not_again_on_its_result(project):
+    findings = project.lint_source('''
+        import numpy as np
+        import mindspore as ms
+        from mindspore import nn
+
+        class Net(nn.Cell):
+            def construct(self, x):
+                y = np.exp(x)
+                z = np.log(y + 1)
+                return ms.Tensor(z) * x + np.sum(x)
+    ''')
+    assert codes_by_line(findings) == {7: ["MS102"], 9: ["MS102"]}
+
+
+def test_results_of_calls_the_analysis_cannot_resolve_are_not_tensors(project):
+    findings = project.lint_source('''
+        import numpy as np
+        from mindspore import nn
+
+        class Net(nn.Cell):
+            def __init__(self, tokenizer, adapter):
+                super().__init__()
+                self.tokenizer = tokenizer
+                self.adapter = adapter
+
+            def construct(self, x):
+                ids = self.tokenizer.encode(x)
+                y = self.adapter(x)
+                z = unknown_helper(x)
+                return np.einsum("ij->i", ids), np.asarray(y), np.sum(z), np.exp(x)
+    ''')
+    # an object passed to __init__, a callable passed in, an unresolved helper: no evidence of a tensor
+    # (nor of a constant: no MS103 either); np.exp(x) is on the input tensor
+    assert [(f.code, f.column) for f in findings] == [("MS102", 66)]
+
+
+def test_a_frozen_numpy_random_scalar_is_one_finding_and_an_array_mixed_with_a_tensor_another(project):
+    findings = project.lint_source('''
+        import numpy as np
+        from mindspore import nn
+
+        class Augment(nn.Cell):
+            def construct(self, x):
+                a = np.random.normal()
+                b = np.random.uniform(0.1, 0.9)
+                y = x * a + b
+                y = y + np.random.rand() + np.random.randint(0, 3)
+                noise = np.random.normal(0, 1, (3,))
+                return y + noise
+    ''')
+    # the scalars are MS104 only (not "a NumPy array combined with a graph tensor" on each use);
+    # an array drawn once and added to a tensor also fails to compile: MS102 on the '+'
+    assert codes_by_line(findings) == {6: ["MS104"], 7: ["MS104"], 9: ["MS104", "MS104"], 10: ["MS104"],
+                                       11: ["MS102"]}
+    assert "NumPy array is combined" in only(findings, "MS102")[0].message
+
+
+def test_a_random_call_on_a_data_dependent_value_is_not_frozen(project):
+    findings = project.lint_source('''
+        import numpy as np
+        import mindspore as ms
+        from mindspore import nn, ops
+
+        class Sampler(nn.Cell):
+            def construct(self, labels):
+                fg_inds = ops.nonzero(labels > 0).squeeze(-1)
+                perm = np.random.permutation(fg_inds.size)
+                keep = np.random.choice(len(fg_inds), 4)
+                fixed = np.random.permutation(labels.shape[0])
+                return ms.Tensor(perm), ms.Tensor(keep), ms.Tensor(fixed)
+    ''', select=["MS1"])
+    # the size of nonzero's output is known only at run time: STRICT rejects the call and LAX runs it
+    # on every call (verified), so it is MS102, not MS104; labels.shape[0] is static: frozen, MS104
+    assert codes_by_line(findings) == {8: ["MS102"], 9: ["MS102"], 10: ["MS104"]}
+    assert "LAX runs it in the Python interpreter on every call" in only(findings, "MS102")[0].message
+    assert "ops.randperm" in only(findings, "MS102")[0].message
+
+
+def test_scalar_math_dtype_lookups_and_logging_are_quiet_and_arrays_are_reported(project):
+    findings = project.lint_source('''
+        import logging
+        import math
+        import warnings
+        import numpy as np
+        from mindspore import nn, Tensor
+
+        logger = logging.getLogger(__name__)
+
+        class Net(nn.Cell):
+            def __init__(self, dim, theta):
+                super().__init__()
+                self.dim = dim
+                self.theta = theta
+
+            def construct(self, x):
+                scale = np.sqrt(self.dim) * math.fabs(self.theta) * np.log(2) * np.prod(x.shape)
+                eps = np.finfo(np.float32).eps + np.iinfo(np.int32).max
+                warnings.warn("slow path")
+                logging.info("called")
+                logger.info("called")
+                table = Tensor(np.ones((3, 3)))
+                window = Tensor(np.hanning(self.dim))
+                return x * scale * eps + table + window
+    ''')
+    assert codes_by_line(findings) == {21: ["MS103"], 22: ["MS103"]}
