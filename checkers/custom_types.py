@@ -13,6 +13,7 @@ from astroid import nodes
 
 from mslint import mindspore_names as msn
 from mslint import resolve
+from mslint.config import enabled_rules
 from mslint.context import ModuleContext
 from mslint.findings import Finding, shown
 from mslint.rules import Rule, implements
@@ -180,8 +181,11 @@ def _returned_objects(ctx: ModuleContext) -> List[Tuple[nodes.NodeNG, GraphFunct
 
 
 def _returned_creations(ctx: ModuleContext) -> Set[nodes.Call]:
-    """The calls that build the objects MS203 reports: `return Out(x)`, or `out = Out(x)` ... `return out`."""
+    """The calls that build the objects MS203 reports: `return Out(x)`, or `out = Out(x)` ... `return out`
+    (none when MS203 is not selected: then MS201 is the only finding there is)."""
     calls: Set[nodes.Call] = set()
+    if not enabled_rules(ctx.config, ctx.path).get(OBJECT_RETURNED.code):
+        return calls
     for node, gf, _ in _returned_objects(ctx):
         if isinstance(node, nodes.Call):
             calls.add(node)

@@ -82,6 +82,7 @@ UNKNOWN = Value(Kind.UNKNOWN)
 HOST = Value(Kind.VAR, frozenset({"host"}))
 VAR_TENSOR = Value(Kind.VAR, frozenset({"tensor"}))
 BOOL_TENSOR = Value(Kind.VAR, frozenset({"tensor", "bool"}))
+PARAMETER = Value(Kind.VAR, frozenset({"tensor", "parameter"}))
 
 
 def literal(node: nodes.Const) -> Value:
@@ -223,6 +224,10 @@ DYNAMIC_SHAPE_PRIMITIVES = frozenset({"MaskedSelect", "NonZero", "Unique", "Uniq
 _SIZE_ATTRIBUTES = frozenset({"shape", "size"})
 _SIZE_METHODS = frozenset({"numel", "nelement", "size", "shape"})
 DYNAMIC_SCALAR = Value(Kind.VAR, frozenset({"scalar"}))
+# Parameters of MindSpore's layers (nn.Dense, nn.Conv2d, nn.BatchNorm2d, nn.Embedding, nn.LayerNorm ...)
+_CELL_PARAMETERS = frozenset({"weight", "bias", "gamma", "beta", "moving_mean", "moving_variance",
+                              "embedding_table"})
+_FILLING_METHODS = frozenset({"append", "extend", "insert", "add", "update", "setdefault"})
 _CONST_BUILTINS = frozenset({"len", "isinstance", "issubclass", "range", "type", "hasattr", "getattr", "callable", "id"})
 
 
@@ -394,11 +399,26 @@ class Interpreter:
             else:
                 self._eval(target.expr, state)
         elif isinstance(target, nodes.Subscript):
-            self._eval(target.value, state)
+            container = self._eval(target.value, state)
             self._eval(target.slice, state)
             state.values[target] = UNKNOWN
+            self._fill(target.value, container, [value], state)
         elif isinstance(target, nodes.Starred):
             self._assign(target.value, value, state)
+
+    def _fill(self, expr, container: Value, items: List[Value], state: FunctionValues) -> None:
+        """`parts.append(t)`, `buf[i] = t`: the container now holds graph values (ops.concat(parts) is one)."""
+        if isinstance(expr, nodes.Name):
+            key = expr.name
+        elif isinstance(expr, nodes.Attribute) and isinstance(expr.expr, nodes.Name) and expr.expr.name == "self":
+            key = f"self.{expr.attrname}"
+        else:
+            return
+        kind = join_args([container] + items)
+        if kind <= container.kind or container.has("self") or container.has("cell"):
+            return
+        tags = (container.tags & {"tensor", "ndarray"}) | _host_tags([container] + items)
+        state.env[key] = Value(kind, tags)
 
     # -- expressions -------------------------------------------------------------------
     def _eval(self, node, state: FunctionValues) -> Value:
@@ -571,7 +591,20 @@ class Interpreter:
             return base
         if base.is_var:
             return Value(Kind.VAR, base.tags & {"tensor", "ndarray", "host", "dynamic"})
-        return Value(base.kind)
+        parameter = self._cell_parameter(base, node.attrname)
+        return parameter if parameter is not None else Value(base.kind)
+
+    def _cell_parameter(self, cell: Value, name: str) -> Optional[Value]:
+        """`self.head.weight`: a Parameter of a sub-cell (what its class stores, or a MindSpore layer's)."""
+        if isinstance(cell.node, nodes.ClassDef):
+            known = self.class_facts(cell.node).get(name)
+            if known is not None and known.has("tensor") and known.is_var:
+                return known
+            if not self.classes.is_cell(cell.node):
+                return None
+        elif not cell.has("cell"):
+            return None
+        return PARAMETER if name in _CELL_PARAMETERS else None
 
     def _subscript(self, node: nodes.Subscript, state: FunctionValues) -> Value:
         base = self._eval(node.value, state)
@@ -615,6 +648,8 @@ class Interpreter:
             return Value(Kind(arg_kind), frozenset({"tensor"}))
         if isinstance(node.func, nodes.Attribute):
             receiver = state.values.get(node.func.expr, UNKNOWN)
+            if node.func.attrname in _FILLING_METHODS and not receiver.has("tensor"):
+                self._fill(node.func.expr, receiver, list(args) + list(kwargs.values()), state)
             return self._method_call(node.func.attrname, receiver, node, args, kwargs, arg_kind, state)
         project_class = self.resolve_class(node.func)
         if project_class is not None:

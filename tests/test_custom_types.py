@@ -361,6 +361,9 @@ def test_an_object_built_to_be_returned_is_one_finding_and_one_kept_in_graph_is_
     ''', select=MS2)
     # one problem, one finding: MS203 where the object is returned, MS201 where it is only created
     assert [(f.code, f.line) for f in findings] == [("MS203", 13), ("MS203", 19), ("MS201", 24)]
+    # MS201 alone still reports every creation
+    findings = project.lint("example.py", select=["MS201"])
+    assert [(f.code, f.line) for f in findings] == [("MS201", 13), ("MS201", 18), ("MS201", 24)]
 
 
 # -- MS204 ---------------------------------------------------------------------------

@@ -585,3 +585,62 @@ class Head(nn.Cell):
     # an object passed to __init__, an unresolved helper, an int from a sub-cell too deep to follow, an
     # element of a root input: no evidence of a tensor; int(x.sum()) is one
     assert [(f.line, f.column) for f in findings] == [(31, 55)]
+
+
+def test_lists_filled_in_graph_hold_graph_values(project):
+    findings = only(project.lint_source(HEADER + """
+import numpy as np
+
+
+class Neck(nn.Cell):
+    def construct(self, feats, x):
+        parts = []
+        for f in feats:
+            parts.append(f * 2)
+        merged = ops.concat(parts)
+        counts = [0, 0]
+        counts[0] = x.sum()
+        k = int(counts[0])
+        fixed = []
+        fixed.append(3)
+        return ops.topk(merged, k), merged[:k], ops.topk(merged, fixed[0])
+""", select=["MS4"]), "MS402")
+    # the FPN idiom: a list filled with .append() (or item assignment) holds tensors, not constants;
+    # a list of ints filled the same way stays constant
+    assert [(f.code, f.line, f.column) for f in findings] == [("MS402", 19, 15)]
+
+
+def test_lists_filled_in_graph_make_numpy_calls_on_them_calls_on_tensors(project):
+    findings = project.lint_source(HEADER + """
+import numpy as np
+
+
+class Neck(nn.Cell):
+    def construct(self, feats):
+        parts = []
+        for f in feats:
+            parts.append(f * 2)
+        return np.stack(parts), np.ones((3,))
+""", select=["MS1"])
+    assert [(f.code, f.column) for f in findings] == [("MS102", 15), ("MS103", 32)]
+
+
+def test_parameters_of_sub_cells_are_tensors(project):
+    findings = lint(project, """
+class Block(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.scale = ms.Parameter(ops.ones(4))
+
+
+class Head(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Dense(4, 4)
+        self.block = Block()
+
+    def construct(self, x):
+        k = int(x.sum())
+        return self.fc.weight[:k], self.block.scale[:k], self.fc.in_channels
+""", "MS403")
+    assert [(f.line, f.column) for f in findings] == [(19, 15), (19, 35)]
