@@ -19,7 +19,7 @@ from mslint import mindspore_names as msn
 from mslint.classes import call_arguments, keyword_value
 from mslint.context import ModuleContext
 from mslint.findings import Finding, shown
-from mslint.lattice import Value
+from mslint.lattice import Value, is_graph_value
 from mslint.rules import Rule, implements
 from mslint.scope import GraphFunction, local_bindings
 
@@ -118,8 +118,9 @@ def _computed_from_tensor(ctx: ModuleContext, node, gf: GraphFunction) -> bool:
     folds an int argument as a compile-time constant.  Integer arithmetic on such inputs
     (`n`, `self.max_len // n`, `(0, 0, n - 1)`) is therefore no evidence of a dynamic shape; a
     tensor op (`x.sum()`, `ops.argmax(x)`), an input annotated as Tensor, or a value passed in
-    by a graph caller is."""
-    return ctx.value(node, gf).is_var and not _guessed_input_arithmetic(ctx, node, gf, 0)
+    by a graph caller is; what a call the analysis cannot follow returns (an int from a sub-cell's
+    x.shape[0], say) is not."""
+    return is_graph_value(ctx.value(node, gf)) and not _guessed_input_arithmetic(ctx, node, gf, 0)
 
 
 def _guessed_input_arithmetic(ctx: ModuleContext, node, gf: GraphFunction, depth: int) -> bool:
@@ -344,7 +345,7 @@ def _variable_axis(ctx: ModuleContext, op: _Call, gf: GraphFunction) -> Optional
         if candidate is None:
             continue
         value = ctx.value(candidate, gf)
-        if value.is_var and not (op.name in ("max", "min") and value.has("tensor")):  # max(x, other): elementwise
+        if is_graph_value(value) and not (op.name in ("max", "min") and value.has("tensor")):  # max(x, other): elementwise
             return candidate
     return None
 

@@ -40,7 +40,9 @@ class Value:
                  elements: Optional[Tuple["Value", ...]] = None, node: Optional[nodes.NodeNG] = None):
         self.kind = kind
         # bool, tensor, ndarray, object, cell, parameter, callable, str; "host": a Python or NumPy value
-        # computed at run time from a tensor by JIT Fallback (after .asnumpy()/.tolist()), not a graph tensor
+        # computed at run time from a tensor by JIT Fallback (after .asnumpy()/.tolist()), not a graph tensor;
+        # "opaque": what a call the analysis cannot follow returns from graph values (a tensor, a tuple, an
+        # int from x.shape[0]: no evidence which)
         self.tags = tags
         self.cls = cls  # qualified class name of an instance (user class, threading.Lock, ...)
         self.elements = elements  # per element, for tuple displays
@@ -80,6 +82,8 @@ class Value:
 CONST = Value(Kind.CONST)
 UNKNOWN = Value(Kind.UNKNOWN)
 HOST = Value(Kind.VAR, frozenset({"host"}))
+OPAQUE = Value(Kind.VAR, frozenset({"opaque"}))
+_OPAQUE_BOOL = Value(Kind.VAR, frozenset({"opaque", "bool"}))
 VAR_TENSOR = Value(Kind.VAR, frozenset({"tensor"}))
 BOOL_TENSOR = Value(Kind.VAR, frozenset({"tensor", "bool"}))
 PARAMETER = Value(Kind.VAR, frozenset({"tensor", "parameter"}))
@@ -120,20 +124,31 @@ def truth_value(value: Value) -> Optional[bool]:
 
 
 def is_graph_value(value: Value) -> bool:
-    """A value the graph computes at run time (a tensor, a scalar from one): not a constant, and not a
-    NumPy array or list the interpreter made from a tensor (the conversion is the one problem there)."""
-    return value.kind == Kind.VAR and "host" not in value.tags
+    """A value the graph computes at run time (a tensor, a scalar from one): not a constant, not a NumPy
+    array or list the interpreter made from a tensor (the conversion is the one problem there), and not
+    the result of a call the analysis could not follow (no evidence it is a tensor)."""
+    return value.kind == Kind.VAR and not value.tags & _NOT_GRAPH_EVIDENCE
 
 
 def host_result(values: Iterable[Value]) -> bool:
     """Python or NumPy work on these values yields a host value: some are host, none is a graph value."""
-    host = False
+    return _all_variables_have(values, "host")
+
+
+def _all_variables_have(values: Iterable[Value], tag: str) -> bool:
+    """Some values are variables, and every variable carries `tag`."""
+    found = False
     for value in values:
         if value.kind == Kind.VAR:
-            if "host" not in value.tags:
+            if tag not in value.tags:
                 return False
-            host = True
-    return host
+            found = True
+    return found
+
+
+def _unknown_result(arg_kind: Kind) -> Value:
+    """What a call the analysis cannot follow returns: opaque if graph values go in, else unknown."""
+    return OPAQUE if arg_kind == Kind.VAR else UNKNOWN
 
 
 def join(*values: Value) -> Value:
@@ -146,8 +161,11 @@ def join(*values: Value) -> Value:
         return first
     kind = max(v.kind for v in values)
     tags = frozenset.intersection(*(v.tags for v in values))
-    if kind == Kind.VAR and "host" not in tags and host_result(values):
-        tags = tags | {"host"}  # `a = arr.sum() if c else 0`: still the interpreter's value
+    if kind == Kind.VAR:
+        # `a = arr.sum() if c else 0`: still the interpreter's value; `n = out + 1`: still no evidence
+        for tag in ("host", "opaque"):
+            if tag not in tags and _all_variables_have(values, tag):
+                tags = tags | {tag}
     # `self.head = None` on one path and `self.head = Head()` on another: still a Head when called
     typed = [v for v in values if not v.has("none")] or values
     cls = typed[0].cls if all(v.cls == typed[0].cls for v in typed) else None
@@ -227,6 +245,14 @@ DYNAMIC_SCALAR = Value(Kind.VAR, frozenset({"scalar"}))
 # Parameters of MindSpore's layers (nn.Dense, nn.Conv2d, nn.BatchNorm2d, nn.Embedding, nn.LayerNorm ...)
 _CELL_PARAMETERS = frozenset({"weight", "bias", "gamma", "beta", "moving_mean", "moving_variance",
                               "embedding_table"})
+# Methods only a tensor (or an array) has: calling one on an opaque value is evidence it is a tensor.
+_TENSOR_METHODS = _BOOL_METHODS | _LAYOUT_OPS | _SCALAR_REDUCTIONS | frozenset({
+    "astype", "to", "float", "half", "int", "long", "double", "masked_fill", "new_zeros", "new_ones", "new_full",
+    "new_empty", "fill_", "abs", "exp", "log", "sqrt", "softmax", "matmul", "cumsum", "sigmoid", "tanh", "clamp",
+    "clip", "gather", "index_select", "argsort", "sort", "topk", "nonzero", "masked_select", "unique", "asnumpy",
+    "numpy", "tolist", "detach", "repeat_interleave", "chunk", "split", "type_as", "norm", "pow", "mul", "add",
+    "sub", "div", "bmm", "mm", "unbind", "narrow", "select", "where",
+})
 _FILLING_METHODS = frozenset({"append", "extend", "insert", "add", "update", "setdefault"})
 _CONST_BUILTINS = frozenset({"len", "isinstance", "issubclass", "range", "type", "hasattr", "getattr", "callable", "id"})
 
@@ -442,6 +468,8 @@ class Interpreter:
             kind = join_args(operands)
             if host_result(operands):
                 return HOST
+            if _all_variables_have(operands, "opaque"):
+                return _OPAQUE_BOOL  # `out["opacity"] > 0.5`: a mask if out holds tensors
             if kind == Kind.VAR and any(v.is_var and not v.has("str") for v in operands):
                 return BOOL_TENSOR
             return Value(kind, frozenset({"bool"}) if kind == Kind.VAR else frozenset())
@@ -590,7 +618,7 @@ class Interpreter:
         if node.attrname == "T" or node.attrname == "mT":
             return base
         if base.is_var:
-            return Value(Kind.VAR, base.tags & {"tensor", "ndarray", "host", "dynamic"})
+            return Value(Kind.VAR, base.tags & {"tensor", "ndarray", "host", "dynamic", "opaque"})
         parameter = self._cell_parameter(base, node.attrname)
         return parameter if parameter is not None else Value(base.kind)
 
@@ -619,7 +647,7 @@ class Interpreter:
         kind = Kind(max(base.kind, index.kind))
         if host_result((base, index)):
             return Value(kind, (base.tags | index.tags) & {"ndarray", "host"})
-        tags = base.tags & {"tensor", "ndarray", "bool", "host", "dynamic"}
+        tags = base.tags & {"tensor", "ndarray", "bool", "host", "dynamic", "opaque"}
         if index.is_var and index.has("bool") and not index.has("host"):
             tags = tags | {"dynamic"}  # x[mask]: one element per True
         return Value(kind, tags)
@@ -641,7 +669,7 @@ class Interpreter:
             returned = self._return_of(method, args, kwargs, True, func_value.node) if method is not None else None
             if returned is not None:
                 return returned
-            return UNKNOWN  # a project cell or object whose result was not followed: it may be an int
+            return _unknown_result(arg_kind)  # a project cell or object not followed: it may return an int
         if func_value.has("primitive"):
             return self._primitive_call(func_value, node, args, arg_kind)
         if func_value.has("cell"):  # a MindSpore cell (nn.Dense, ...): a tensor
@@ -657,7 +685,7 @@ class Interpreter:
         returned = self._project_return(node, args, kwargs, state)
         if returned is not None:
             return returned
-        return UNKNOWN  # a call the analysis cannot resolve (a callable passed in, an adapter): no evidence
+        return _unknown_result(arg_kind)  # a call the analysis cannot resolve (a callable passed in, an adapter)
 
     def _qualified_call(self, qualname: str, node, args, kwargs, arg_kind: Kind, state: FunctionValues) -> Value:
         kind = self.resolver.kind(qualname, node.root().file)
@@ -668,9 +696,11 @@ class Interpreter:
             if host_result(list(args) + list(kwargs.values())):
                 return HOST  # int(arr.sum()), list(x.asnumpy()): Python work on the interpreter's values
             if last in ("int", "float", "bool", "round", "abs", "min", "max", "sum", "pow", "divmod"):
+                if _all_variables_have(list(args) + list(kwargs.values()), "opaque"):
+                    return OPAQUE  # int(n) of an n nothing is known about
                 return Value(Kind(arg_kind), frozenset({"scalar"}) if arg_kind == Kind.VAR else frozenset())
             if last in ("tuple", "list", "zip", "enumerate", "reversed", "sorted", "map", "filter"):
-                return Value(Kind(arg_kind), frozenset())
+                return Value(Kind(arg_kind), _host_tags(list(args) + list(kwargs.values())))
             return Value(Kind(arg_kind))
         if kind == resolve.MINDSPORE:
             return self._mindspore_call(qualname, last, node, args, kwargs, arg_kind)
@@ -691,8 +721,8 @@ class Interpreter:
             returned = self._project_return(node, args, kwargs, state)
             if returned is not None:
                 return returned
-            return UNKNOWN
-        return UNKNOWN
+            return _unknown_result(arg_kind)
+        return _unknown_result(arg_kind)
 
     def _mindspore_call(self, qualname, last, node, args, kwargs, arg_kind: Kind) -> Value:
         if qualname in msn.MUTABLE:
@@ -772,13 +802,18 @@ class Interpreter:
         if receiver.has("self"):
             returned = self._project_return(node, args, kwargs, state)
             # not found or not followed: an object passed to __init__, a sub-cell too deep to follow
-            return returned if returned is not None else UNKNOWN
+            return returned if returned is not None else _unknown_result(arg_kind)
         if name in _STATIC_METHODS:
             return DYNAMIC_SCALAR if receiver.has("dynamic") and name in _SIZE_METHODS else CONST
         if receiver.has("cell") or receiver.has("primitive"):
             return Value(Kind(arg_kind), frozenset({"tensor"}))
         if isinstance(receiver.node, nodes.ClassDef) and not receiver.has("tensor"):
-            return self._object_method(name, receiver, args, kwargs)
+            return self._object_method(name, receiver, args, kwargs, arg_kind)
+        if receiver.has("opaque"):
+            # `out.ne(0)`, `feats.sum()`: only a tensor has such a method; anything else stays unknown
+            if name not in _TENSOR_METHODS:
+                return OPAQUE
+            receiver = VAR_TENSOR
         if receiver.has("host"):
             return Value(Kind.VAR, receiver.tags & {"ndarray", "host"} if name != "tolist" else _HOST_TAGS)
         if receiver.is_var or (arg_kind == Kind.VAR and receiver.tags & {"tensor", "parameter"}):
@@ -798,13 +833,13 @@ class Interpreter:
             if name in _SCALAR_REDUCTIONS and not node.args and not node.keywords:
                 return CONST  # arr.sum(): a NumPy scalar, which graph code takes as a Python number
             return Value(Kind.CONST, receiver.tags & {"ndarray"})
-        return UNKNOWN  # a method of an object the analysis does not know (one passed to __init__)
+        return _unknown_result(arg_kind)  # a method of an object the analysis does not know
 
-    def _object_method(self, name: str, receiver: Value, args, kwargs) -> Value:
+    def _object_method(self, name: str, receiver: Value, args, kwargs, arg_kind: Kind) -> Value:
         """A method of a project object (a helper object stored on self, a sub-cell): its return value."""
         method = self.classes.lookup_method(receiver.node, name)
         returned = self._return_of(method, args, kwargs, True, receiver.node) if method is not None else None
-        return returned if returned is not None else UNKNOWN
+        return returned if returned is not None else _unknown_result(Kind(max(arg_kind, receiver.kind)))
 
     def _is_bool_dtype(self, node) -> bool:
         if node is None or node is False or node == []:
@@ -913,12 +948,18 @@ def _param_value(default, annotation, resolver: resolve.Resolver) -> Value:
 
 
 def _host_tags(values) -> FrozenSet[str]:
-    """{"host"} for a container or comprehension built only from host values and constants."""
-    return _HOST_TAGS if host_result(values) else _NO_TAGS
+    """{"host"} ({"opaque"}) for a container or comprehension built only from host (opaque) values and
+    constants."""
+    values = list(values)
+    if host_result(values):
+        return _HOST_TAGS
+    return _OPAQUE_TAGS if _all_variables_have(values, "opaque") else _NO_TAGS
 
 
 _HOST_TAGS = frozenset({"host"})
+_OPAQUE_TAGS = frozenset({"opaque"})
 _NO_TAGS = frozenset()
+_NOT_GRAPH_EVIDENCE = frozenset({"host", "opaque"})
 
 
 def _draws_an_array(name: str, call: nodes.Call) -> bool:

@@ -644,3 +644,20 @@ class Head(nn.Cell):
         return self.fc.weight[:k], self.block.scale[:k], self.fc.in_channels
 """, "MS403")
     assert [(f.line, f.column) for f in findings] == [(19, 15), (19, 35)]
+
+
+def test_a_mask_built_from_an_unresolved_result_still_indexes_with_a_dynamic_shape(project):
+    findings = lint(project, """
+class Render(nn.Cell):
+    def __init__(self, renderer):
+        super().__init__()
+        self.renderer = renderer
+
+    def construct(self, x):
+        out = self.renderer(x)
+        n = out["count"] + 1
+        return out["depth"][out["opacity"] > 0.5], out["depth"][:n]
+""", "MS401") + only(project.lint("example.py", select=["MS403"]), "MS403")
+    # what the renderer returns is unknown, but comparing part of it and indexing with the result is a
+    # boolean mask; an int taken from it is no evidence of a tensor bound
+    assert [(f.code, f.line) for f in findings] == [("MS401", 13)]
