@@ -229,6 +229,37 @@ def check_frozen_call(ctx: ModuleContext) -> Iterator[Finding]:
             f"same value{_frozen_hint(qualname)}",
             gf,
         )
+    yield from _frozen_in_constexpr(ctx)
+
+
+def _constexpr_frozen_calls(ctx: ModuleContext):
+    """(random/time call, the @constexpr function it is in, the graph call of that function, graph function):
+    MindSpore runs a @constexpr function in Python while it compiles, so what it draws is frozen too."""
+    seen = set()
+    for call, gf in ctx.graph_nodes(nodes.Call):
+        helper = ctx.resolver.resolve_callable(call.func)
+        if not isinstance(helper, nodes.FunctionDef) or not ctx.classes.is_constexpr(helper):
+            continue
+        for inner in helper.nodes_of_class(nodes.Call):
+            qualname = ctx.resolver.qualname(inner.func)
+            if inner in seen or not qualname or not _is_frozen(qualname):
+                continue
+            if ctx.resolver.kind(qualname, ctx.path) in (resolve.STDLIB, resolve.THIRD_PARTY):
+                seen.add(inner)
+                yield inner, helper, call, gf, qualname
+
+
+def _frozen_in_constexpr(ctx: ModuleContext) -> Iterator[Finding]:
+    for inner, helper, call, gf, qualname in _constexpr_frozen_calls(ctx):
+        here = helper.root() is ctx.module
+        where = f"line {call.lineno}" if here else f"{gf.display}, line {call.lineno}"
+        yield ctx.finding(
+            FROZEN_CALL, inner if here else call,
+            f"{_named(inner, qualname)} in the @constexpr function '{helper.name}' (called from graph code, {where}) "
+            "runs once, at compile time, when MindSpore evaluates the function: every run of the compiled graph "
+            f"sees the same value{_frozen_hint(qualname)}",
+            None if here else gf,
+        )
 
 
 def _frozen_hint(qualname: str) -> str:

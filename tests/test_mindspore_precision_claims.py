@@ -10,7 +10,8 @@ module names, net and out>}. They back these decisions of the MS1/MS2 rules:
   every call (MS102, not MS104);
 - NumPy on the array `.asnumpy()` made runs on every call in LAX and STRICT stops at the conversion
   (one finding, MS101);
-- a NumPy random scalar added to a tensor compiles and is frozen (MS104 only, no MS102).
+- a NumPy random scalar added to a tensor compiles and is frozen (MS104 only, no MS102);
+- a random call inside a @constexpr function is frozen too (MS104 follows graph calls into them).
 """
 from __future__ import annotations
 
@@ -93,6 +94,22 @@ class Jitter(nn.Cell):
         return x + np.random.normal()
 '''
 
+CONSTEXPR_RANDOM = '''
+import random
+
+from mindspore import nn, ops
+
+
+@ops.constexpr
+def jitter():
+    return random.random()
+
+
+class Jitter(nn.Cell):
+    def construct(self, x):
+        return x + jitter()
+'''
+
 LABELS = "ms.Tensor(np.array([1., 0., 2., 3., 0., 5., 6., 7.], np.float32))"
 
 CLAIMS = [
@@ -110,6 +127,10 @@ CLAIMS = [
     ("random-scalar-strict", RANDOM_SCALAR, "Jitter()", "ms.Tensor(np.zeros(3, np.float32))", 1, "strict",
      "frozen"),
     ("random-scalar-lax", RANDOM_SCALAR, "Jitter()", "ms.Tensor(np.zeros(3, np.float32))", 1, "lax", "frozen"),
+    ("constexpr-random-strict", CONSTEXPR_RANDOM, "Jitter()", "ms.Tensor(np.zeros(3, np.float32))", 1, "strict",
+     "frozen"),
+    ("constexpr-random-lax", CONSTEXPR_RANDOM, "Jitter()", "ms.Tensor(np.zeros(3, np.float32))", 1, "lax",
+     "frozen"),
 ]
 
 

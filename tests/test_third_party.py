@@ -589,3 +589,40 @@ def test_scalar_math_dtype_lookups_and_logging_are_quiet_and_arrays_are_reported
                 return x * scale * eps + table + window
     ''')
     assert codes_by_line(findings) == {21: ["MS103"], 22: ["MS103"]}
+
+
+def test_random_calls_in_constexpr_helpers_are_frozen(project):
+    project.write("helpers.py", '''
+        import random
+        from mindspore import ops
+
+        @ops.constexpr
+        def coin():
+            return random.random() > 0.5
+    ''')
+    findings = project.lint_source('''
+        import random
+        import numpy as np
+        from mindspore import nn, ops
+        from helpers import coin
+
+        @ops.constexpr
+        def jitter():
+            return random.random() + np.random.uniform(0, 1)
+
+        @ops.constexpr
+        def table(n):
+            return np.arange(n)
+
+        class Net(nn.Cell):
+            def construct(self, x):
+                if coin():
+                    x = x * 2
+                return x + jitter() + jitter() + table(3).sum()
+    ''', select=["MS1"])
+    # MindSpore evaluates a @constexpr function while it compiles (verified: the value never changes);
+    # a helper in another module is reported where graph code calls it
+    assert codes_by_line(findings) == {8: ["MS104", "MS104"], 16: ["MS104"]}
+    assert "in the @constexpr function 'jitter' (called from graph code, line 18)" in findings[0].message
+    assert "in the @constexpr function 'coin' (called from graph code, Net.construct, line 16)" in \
+        findings[2].message
