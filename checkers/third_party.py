@@ -47,6 +47,12 @@ RULES = (TENSOR_TO_NUMPY, CALL_ON_TENSOR, CALL_IN_GRAPH, FROZEN_CALL)
 # Modules MS2 (custom types) owns: not reported here; MS3's are told by concurrency.owns.
 _OTHER_FAMILIES = frozenset({"dataclasses", "typing", "typing_extensions", "abc", "enum"})
 _NAMEDTUPLE = frozenset({"collections.namedtuple", "typing.NamedTuple"})
+# typing's generic aliases build their object in typing's own Python code (a try statement), which MindSpore
+# compiles and rejects in STRICT and LAX: "RuntimeError: Unsupported statement 'Try'" (verified on 2.10)
+_TYPING_CONTAINERS = {
+    "OrderedDict": "collections.OrderedDict()", "DefaultDict": "collections.defaultdict()",
+    "Counter": "collections.Counter()", "Deque": "collections.deque()", "ChainMap": "collections.ChainMap()",
+}
 _FROZEN_MODULES = frozenset({"random", "numpy.random", "secrets"})
 _FROZEN_FUNCTIONS = frozenset({
     "time.time", "time.time_ns", "time.perf_counter", "time.perf_counter_ns", "time.monotonic", "time.monotonic_ns",
@@ -70,6 +76,9 @@ _TENSOR_TO_NUMPY_METHODS = ("numpy", "tolist")
 # logging/warnings calls, which MindSpore runs once, at compile time (both levels, verified on 2.10).
 _SCALAR_MATH_MODULES = frozenset({"math", "cmath"})
 _SIDE_EFFECT_MODULES = frozenset({"warnings", "logging"})
+# the containers graph code may build (what the message for typing.OrderedDict() recommends)
+_EMPTY_CONTAINERS = frozenset({"collections.OrderedDict", "collections.defaultdict", "collections.deque",
+                               "collections.Counter", "collections.ChainMap"})
 
 
 def _library(qualname: str) -> str:
@@ -98,11 +107,17 @@ def _external_calls(ctx: ModuleContext):
             kind = ctx.resolver.kind(qualname, call.root().file or ctx.path)
             if kind not in (resolve.STDLIB, resolve.THIRD_PARTY):
                 continue
-            if qualname.split(".")[0] in _OTHER_FAMILIES or qualname in _NAMEDTUPLE or concurrency_owns(qualname):
+            if qualname.split(".")[0] in _OTHER_FAMILIES and not _typing_container(qualname) \
+                    or qualname in _NAMEDTUPLE or concurrency_owns(qualname):
                 continue
             cached.append((call, gf, qualname))
         ctx.memo["ms1.calls"] = cached
     return cached
+
+
+def _typing_container(qualname: str) -> bool:
+    module, _, name = qualname.rpartition(".")
+    return module in ("typing", "typing_extensions") and name in _TYPING_CONTAINERS
 
 
 def _is_frozen(qualname: str) -> bool:
@@ -163,6 +178,15 @@ def check_tensor_to_numpy(ctx: ModuleContext) -> Iterator[Finding]:
 @implements(CALL_ON_TENSOR)
 def check_call_on_tensor(ctx: ModuleContext) -> Iterator[Finding]:
     for call, gf, qualname in _external_calls(ctx):
+        if _typing_container(qualname):
+            yield ctx.finding(
+                CALL_ON_TENSOR, call,
+                f"'{_spelled(call)}()' builds its object in typing's own Python code, which graph code cannot "
+                "run: it fails to compile in STRICT and LAX (RuntimeError: Unsupported statement 'Try'); use "
+                f"{_TYPING_CONTAINERS[qualname.rsplit('.', 1)[-1]]} or a dict",
+                gf,
+            )
+            continue
         # a random call on a graph value (np.random.permutation(idx.size) after nonzero) is not frozen:
         # STRICT rejects it like any other, LAX runs it on every call
         if not _has_graph_input(ctx, call, gf):
@@ -195,7 +219,8 @@ def check_call_on_tensor(ctx: ModuleContext) -> Iterator[Finding]:
 def check_call_in_graph(ctx: ModuleContext) -> Iterator[Finding]:
     allowed = set(ctx.config.allowed_constant_calls)
     for call, gf, qualname in _external_calls(ctx):
-        if _is_frozen(qualname) or qualname in allowed or not _only_constant_inputs(ctx, call, gf):
+        if _is_frozen(qualname) or _typing_container(qualname) or qualname in allowed \
+                or not _only_constant_inputs(ctx, call, gf):
             continue
         if qualname.startswith("numpy.") and qualname.rsplit(".", 1)[-1] in _NUMPY_SCALAR_TYPES:
             continue  # np.float32(1.0): a typed constant
@@ -213,7 +238,7 @@ def _harmless_constant_call(ctx: ModuleContext, call: nodes.Call, gf, qualname: 
     """np.sqrt(self.dim), math.fabs(t), np.log(2), np.finfo(np.float32), warnings.warn(...), logger.info(...):
     a number, a dtype fact or a side effect, nothing worth hoisting (arrays are: np.ones((3, 3)))."""
     top = qualname.split(".")[0]
-    if top in _SCALAR_MATH_MODULES or top in _SIDE_EFFECT_MODULES:
+    if top in _SCALAR_MATH_MODULES or top in _SIDE_EFFECT_MODULES or qualname in _EMPTY_CONTAINERS:
         return True
     return top == "numpy" and not ctx.value(call, gf).has("ndarray")
 

@@ -11,7 +11,8 @@ module names, net and out>}. They back these decisions of the MS1/MS2 rules:
 - NumPy on the array `.asnumpy()` made runs on every call in LAX and STRICT stops at the conversion
   (one finding, MS101);
 - a NumPy random scalar added to a tensor compiles and is frozen (MS104 only, no MS102);
-- a random call inside a @constexpr function is frozen too (MS104 follows graph calls into them).
+- a random call inside a @constexpr function is frozen too (MS104 follows graph calls into them);
+- typing.OrderedDict() fails to compile at both levels, collections.OrderedDict() works (MS102 names it).
 """
 from __future__ import annotations
 
@@ -110,6 +111,21 @@ class Jitter(nn.Cell):
         return x + jitter()
 '''
 
+TYPING_DICT = '''
+import typing
+
+from mindspore import nn
+
+
+class Table(nn.Cell):
+    def construct(self, x):
+        d = typing.OrderedDict()
+        d["x"] = x
+        return d["x"] * 2
+'''
+
+COLLECTIONS_DICT = TYPING_DICT.replace("import typing", "import collections").replace("typing.", "collections.")
+
 LABELS = "ms.Tensor(np.array([1., 0., 2., 3., 0., 5., 6., 7.], np.float32))"
 
 CLAIMS = [
@@ -129,6 +145,14 @@ CLAIMS = [
     ("random-scalar-lax", RANDOM_SCALAR, "Jitter()", "ms.Tensor(np.zeros(3, np.float32))", 1, "lax", "frozen"),
     ("constexpr-random-strict", CONSTEXPR_RANDOM, "Jitter()", "ms.Tensor(np.zeros(3, np.float32))", 1, "strict",
      "frozen"),
+    ("typing-ordered-dict-strict", TYPING_DICT, "Table()", "ms.Tensor(np.ones(3, np.float32))", 1, "strict",
+     "error: Unsupported statement 'Try'"),
+    ("typing-ordered-dict-lax", TYPING_DICT, "Table()", "ms.Tensor(np.ones(3, np.float32))", 1, "lax",
+     "error: Unsupported statement 'Try'"),
+    ("collections-ordered-dict-strict", COLLECTIONS_DICT, "Table()", "ms.Tensor(np.ones(3, np.float32))", 1,
+     "strict", {"holds": "out.asnumpy().tolist() == [2.0, 2.0, 2.0]"}),
+    ("collections-ordered-dict-lax", COLLECTIONS_DICT, "Table()", "ms.Tensor(np.ones(3, np.float32))", 1, "lax",
+     {"holds": "out.asnumpy().tolist() == [2.0, 2.0, 2.0]"}),
     ("constexpr-random-lax", CONSTEXPR_RANDOM, "Jitter()", "ms.Tensor(np.zeros(3, np.float32))", 1, "lax",
      "frozen"),
 ]

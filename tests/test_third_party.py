@@ -626,3 +626,25 @@ def test_random_calls_in_constexpr_helpers_are_frozen(project):
     assert "in the @constexpr function 'jitter' (called from graph code, line 18)" in findings[0].message
     assert "in the @constexpr function 'coin' (called from graph code, Net.construct, line 16)" in \
         findings[2].message
+
+
+def test_typing_containers_built_in_graph_fail_and_other_typing_names_are_quiet(project):
+    findings = project.lint_source('''
+        import collections
+        import typing
+        from typing import OrderedDict
+        from mindspore import nn
+
+        class Net(nn.Cell):
+            def construct(self, x):
+                a = typing.OrderedDict()
+                b = OrderedDict()
+                c = collections.OrderedDict()
+                n = typing.cast(int, 3)
+                a["x"] = x
+                return a["x"] * n, b, c
+    ''', select=["MS1"])
+    # MindSpore compiles typing's own code for these and fails in STRICT and LAX (verified on 2.10)
+    assert codes_by_line(findings) == {8: ["MS102"], 9: ["MS102"]}
+    assert "Unsupported statement 'Try'" in findings[0].message
+    assert "collections.OrderedDict()" in findings[0].message
