@@ -19,7 +19,7 @@ from mslint import mindspore_names as msn
 from mslint.classes import call_arguments, keyword_value
 from mslint.context import ModuleContext
 from mslint.findings import Finding, shown
-from mslint.lattice import Value, is_graph_value
+from mslint.lattice import Value
 from mslint.rules import Rule, implements
 from mslint.scope import GraphFunction, local_bindings
 
@@ -120,7 +120,13 @@ def _computed_from_tensor(ctx: ModuleContext, node, gf: GraphFunction) -> bool:
     tensor op (`x.sum()`, `ops.argmax(x)`), an input annotated as Tensor, or a value passed in
     by a graph caller is; what a call the analysis cannot follow returns (an int from a sub-cell's
     x.shape[0], say) is not."""
-    return is_graph_value(ctx.value(node, gf)) and not _guessed_input_arithmetic(ctx, node, gf, 0)
+    return _data_dependent(ctx.value(node, gf)) and not _guessed_input_arithmetic(ctx, node, gf, 0)
+
+
+def _data_dependent(value: Value) -> bool:
+    """Computed from tensor data: in the graph, or by the interpreter from a converted tensor (an int from
+    `.tolist()` bounds a slice just as dynamically); not what an unfollowed call returned."""
+    return value.is_var and not value.has("opaque")
 
 
 def _guessed_input_arithmetic(ctx: ModuleContext, node, gf: GraphFunction, depth: int) -> bool:
@@ -345,7 +351,7 @@ def _variable_axis(ctx: ModuleContext, op: _Call, gf: GraphFunction) -> Optional
         if candidate is None:
             continue
         value = ctx.value(candidate, gf)
-        if is_graph_value(value) and not (op.name in ("max", "min") and value.has("tensor")):  # max(x, other): elementwise
+        if _data_dependent(value) and not (op.name in ("max", "min") and value.has("tensor")):  # max(x, other): elementwise
             return candidate
     return None
 

@@ -661,3 +661,15 @@ class Render(nn.Cell):
     # what the renderer returns is unknown, but comparing part of it and indexing with the result is a
     # boolean mask; an int taken from it is no evidence of a tensor bound
     assert [(f.code, f.line) for f in findings] == [("MS401", 13)]
+
+
+def test_a_bound_from_a_converted_tensor_is_still_data_dependent(project):
+    findings = lint(project, """
+class Cut(nn.Cell):
+    def construct(self, x):
+        lengths = x.sum(-1).tolist()
+        end = int(lengths[0])
+        return x[:end]
+""", "MS403")
+    # .tolist() is MS101's finding; the slice it bounds still has a dynamic shape
+    assert [(f.line, f.column) for f in findings] == [(9, 15)]
