@@ -146,11 +146,6 @@ def _has_variable_input(ctx: ModuleContext, call: nodes.Call, gf) -> bool:
     return any(v.is_var for v in _inputs(ctx, call, gf))
 
 
-def _only_constant_inputs(ctx: ModuleContext, call: nodes.Call, gf) -> bool:
-    """Every input is known to be a compile-time constant (an unresolved call's result is no evidence)."""
-    return all(v.is_const for v in _inputs(ctx, call, gf))
-
-
 @implements(TENSOR_TO_NUMPY)
 def check_tensor_to_numpy(ctx: ModuleContext) -> Iterator[Finding]:
     for call, gf in ctx.graph_nodes(nodes.Call):
@@ -220,7 +215,7 @@ def check_call_in_graph(ctx: ModuleContext) -> Iterator[Finding]:
     allowed = set(ctx.config.allowed_constant_calls)
     for call, gf, qualname in _external_calls(ctx):
         if _is_frozen(qualname) or _typing_container(qualname) or qualname in allowed \
-                or not _only_constant_inputs(ctx, call, gf):
+                or _has_variable_input(ctx, call, gf):
             continue
         if qualname.startswith("numpy.") and qualname.rsplit(".", 1)[-1] in _NUMPY_SCALAR_TYPES:
             continue  # np.float32(1.0): a typed constant
