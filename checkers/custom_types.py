@@ -7,12 +7,13 @@ time, or fail.
 """
 from __future__ import annotations
 
-from typing import Iterator, List, Optional, Tuple
+from typing import Iterator, List, Optional, Set, Tuple
 
 from astroid import nodes
 
 from mslint import mindspore_names as msn
 from mslint import resolve
+from mslint.config import enabled_rules
 from mslint.context import ModuleContext
 from mslint.findings import Finding, shown
 from mslint.rules import Rule, implements
@@ -128,9 +129,10 @@ def _creations(ctx: ModuleContext):
 
 @implements(OBJECT_FROM_TENSORS)
 def check_object_from_tensors(ctx: ModuleContext) -> Iterator[Finding]:
+    returned = _returned_creations(ctx)
     for call, gf, cls, (_, argument) in _creations(ctx):
-        if ctx.classes.is_jit_class(cls):
-            continue
+        if ctx.classes.is_jit_class(cls) or call in returned:
+            continue  # an object built to be returned: one problem, MS203's finding
         yield ctx.finding(
             OBJECT_FROM_TENSORS, call,
             f"{describe(ctx, cls)} is created from the graph value '{_short(argument)}': STRICT fails (ValueError: "
@@ -157,28 +159,55 @@ def check_jit_class_from_tensors(ctx: ModuleContext) -> Iterator[Finding]:
 
 
 # -- MS203 ---------------------------------------------------------------------------
+def _returned_objects(ctx: ModuleContext) -> List[Tuple[nodes.NodeNG, GraphFunction, nodes.ClassDef]]:
+    """(returned expression, graph root, class) for every user object a graph root returns."""
+    cached = ctx.memo.get("ms2.returned")
+    if cached is None:
+        cached = []
+        for ret, gf in ctx.graph_nodes(nodes.Return):
+            if not gf.is_root or ret.value is None or ret.scope() is not gf.node:
+                continue
+            value = ctx.value(ret.value, gf)
+            parts = [(ret.value, value)]
+            if isinstance(ret.value, nodes.Tuple) and value.elements and len(value.elements) == len(ret.value.elts):
+                parts = list(zip(ret.value.elts, value.elements))
+            for node, part in parts:
+                cls = part.node
+                # a namedtuple of constants comes back as itself; one of tensors is MS201's finding
+                if custom_class(ctx, cls) and not ctx.classes.is_jit_class(cls) and not _is_tuple_class(ctx, cls):
+                    cached.append((node, gf, cls))
+        ctx.memo["ms2.returned"] = cached
+    return cached
+
+
+def _returned_creations(ctx: ModuleContext) -> Set[nodes.Call]:
+    """The calls that build the objects MS203 reports: `return Out(x)`, or `out = Out(x)` ... `return out`
+    (none when MS203 is not selected: then MS201 is the only finding there is)."""
+    calls: Set[nodes.Call] = set()
+    if not enabled_rules(ctx.config, ctx.path).get(OBJECT_RETURNED.code):
+        return calls
+    for node, gf, _ in _returned_objects(ctx):
+        if isinstance(node, nodes.Call):
+            calls.add(node)
+        elif isinstance(node, nodes.Name):
+            for binding in local_bindings(node, gf.node):
+                assign = binding.parent
+                if isinstance(assign, nodes.Assign) and isinstance(assign.value, nodes.Call):
+                    calls.add(assign.value)
+    return calls
+
+
 @implements(OBJECT_RETURNED)
 def check_object_returned(ctx: ModuleContext) -> Iterator[Finding]:
-    for ret, gf in ctx.graph_nodes(nodes.Return):
-        if not gf.is_root or ret.value is None or ret.scope() is not gf.node:
-            continue
-        value = ctx.value(ret.value, gf)
-        parts = [(ret.value, value)]
-        if isinstance(ret.value, nodes.Tuple) and value.elements and len(value.elements) == len(ret.value.elts):
-            parts = list(zip(ret.value.elts, value.elements))
-        for node, part in parts:
-            cls = part.node
-            # a namedtuple of constants comes back as itself; one of tensors is MS201's finding
-            if not custom_class(ctx, cls) or ctx.classes.is_jit_class(cls) or _is_tuple_class(ctx, cls):
-                continue
-            yield ctx.finding(
-                OBJECT_RETURNED, node,
-                f"{gf.display} returns an instance of {describe(ctx, cls)} ('{_short(node.as_string())}') from the "
-                "graph: STRICT fails (RuntimeError: Illegal type in the graph: AbstractScalar(Type: External, "
-                "Value: PythonObject(...))), LAX hands the Python object back through JIT Fallback, which STRICT "
-                "and MindIR export do not support; return tensors or a tuple or dict of them",
-                gf,
-            )
+    for node, gf, cls in _returned_objects(ctx):
+        yield ctx.finding(
+            OBJECT_RETURNED, node,
+            f"{gf.display} returns an instance of {describe(ctx, cls)} ('{_short(node.as_string())}') from the "
+            "graph: STRICT fails (RuntimeError: Illegal type in the graph: AbstractScalar(Type: External, "
+            "Value: PythonObject(...))), LAX hands the Python object back through JIT Fallback, which STRICT "
+            "and MindIR export do not support; return tensors or a tuple or dict of them",
+            gf,
+        )
 
 
 # -- MS204 ---------------------------------------------------------------------------

@@ -118,8 +118,15 @@ def _computed_from_tensor(ctx: ModuleContext, node, gf: GraphFunction) -> bool:
     folds an int argument as a compile-time constant.  Integer arithmetic on such inputs
     (`n`, `self.max_len // n`, `(0, 0, n - 1)`) is therefore no evidence of a dynamic shape; a
     tensor op (`x.sum()`, `ops.argmax(x)`), an input annotated as Tensor, or a value passed in
-    by a graph caller is."""
-    return ctx.value(node, gf).is_var and not _guessed_input_arithmetic(ctx, node, gf, 0)
+    by a graph caller is; what a call the analysis cannot follow returns (an int from a sub-cell's
+    x.shape[0], say) is not."""
+    return _data_dependent(ctx.value(node, gf)) and not _guessed_input_arithmetic(ctx, node, gf, 0)
+
+
+def _data_dependent(value: Value) -> bool:
+    """Computed from tensor data: in the graph, or by the interpreter from a converted tensor (an int from
+    `.tolist()` bounds a slice just as dynamically); not what an unfollowed call returned."""
+    return value.is_var and not value.has("opaque")
 
 
 def _guessed_input_arithmetic(ctx: ModuleContext, node, gf: GraphFunction, depth: int) -> bool:
@@ -143,13 +150,16 @@ def _guessed_input_arithmetic(ctx: ModuleContext, node, gf: GraphFunction, depth
 
 
 def _guessed_binding(ctx: ModuleContext, binding, gf: GraphFunction, depth: int) -> bool:
-    """`n` a root input, `k = <guessed>`, `k += <guessed>`."""
+    """`n` a root input, `k = <guessed>`, `k += <guessed>`, `boxes, k = <guessed>` (an input's parts)."""
     if not isinstance(binding, nodes.AssignName):
         return False
     if isinstance(binding.parent, nodes.Arguments):
         return gf.is_root and _unannotated_parameter(binding.parent, binding.name)
-    assign = binding.parent
-    if isinstance(assign, nodes.Assign) and assign.targets == [binding] or \
+    target = binding
+    while isinstance(target.parent, (nodes.Tuple, nodes.List, nodes.Starred)):
+        target = target.parent
+    assign = target.parent
+    if isinstance(assign, nodes.Assign) and target in assign.targets or \
             isinstance(assign, nodes.AugAssign) and assign.target is binding:
         return _guessed_input_arithmetic(ctx, assign.value, gf, depth + 1)
     return False
@@ -341,7 +351,7 @@ def _variable_axis(ctx: ModuleContext, op: _Call, gf: GraphFunction) -> Optional
         if candidate is None:
             continue
         value = ctx.value(candidate, gf)
-        if value.is_var and not (op.name in ("max", "min") and value.has("tensor")):  # max(x, other): elementwise
+        if _data_dependent(value) and not (op.name in ("max", "min") and value.has("tensor")):  # max(x, other): elementwise
             return candidate
     return None
 

@@ -11,6 +11,7 @@ from typing import Iterator
 from astroid import nodes
 
 from mslint import resolve
+from mslint.lattice import is_graph_value
 from mslint.checkers.concurrency import owns as concurrency_owns
 from mslint.classes import call_arguments
 from mslint.context import ModuleContext
@@ -46,6 +47,12 @@ RULES = (TENSOR_TO_NUMPY, CALL_ON_TENSOR, CALL_IN_GRAPH, FROZEN_CALL)
 # Modules MS2 (custom types) owns: not reported here; MS3's are told by concurrency.owns.
 _OTHER_FAMILIES = frozenset({"dataclasses", "typing", "typing_extensions", "abc", "enum"})
 _NAMEDTUPLE = frozenset({"collections.namedtuple", "typing.NamedTuple"})
+# typing's generic aliases build their object in typing's own Python code (a try statement), which MindSpore
+# compiles and rejects in STRICT and LAX: "RuntimeError: Unsupported statement 'Try'" (verified on 2.10)
+_TYPING_CONTAINERS = {
+    "OrderedDict": "collections.OrderedDict()", "DefaultDict": "collections.defaultdict()",
+    "Counter": "collections.Counter()", "Deque": "collections.deque()", "ChainMap": "collections.ChainMap()",
+}
 _FROZEN_MODULES = frozenset({"random", "numpy.random", "secrets"})
 _FROZEN_FUNCTIONS = frozenset({
     "time.time", "time.time_ns", "time.perf_counter", "time.perf_counter_ns", "time.monotonic", "time.monotonic_ns",
@@ -65,6 +72,13 @@ _FROZEN_REPLACEMENTS = {
     "permutation": "ops.randperm", "gauss": "ops.standard_normal", "beta": "ops.beta (via ops.gamma)",
 }
 _TENSOR_TO_NUMPY_METHODS = ("numpy", "tolist")
+# Called on constants these are harmless: scalar math (the NumPy spelling of the allowed math.sqrt), and
+# logging/warnings calls, which MindSpore runs once, at compile time (both levels, verified on 2.10).
+_SCALAR_MATH_MODULES = frozenset({"math", "cmath"})
+_SIDE_EFFECT_MODULES = frozenset({"warnings", "logging"})
+# the containers graph code may build (what the message for typing.OrderedDict() recommends)
+_EMPTY_CONTAINERS = frozenset({"collections.OrderedDict", "collections.defaultdict", "collections.deque",
+                               "collections.Counter", "collections.ChainMap"})
 
 
 def _library(qualname: str) -> str:
@@ -93,11 +107,17 @@ def _external_calls(ctx: ModuleContext):
             kind = ctx.resolver.kind(qualname, call.root().file or ctx.path)
             if kind not in (resolve.STDLIB, resolve.THIRD_PARTY):
                 continue
-            if qualname.split(".")[0] in _OTHER_FAMILIES or qualname in _NAMEDTUPLE or concurrency_owns(qualname):
+            if qualname.split(".")[0] in _OTHER_FAMILIES and not _typing_container(qualname) \
+                    or qualname in _NAMEDTUPLE or concurrency_owns(qualname):
                 continue
             cached.append((call, gf, qualname))
         ctx.memo["ms1.calls"] = cached
     return cached
+
+
+def _typing_container(qualname: str) -> bool:
+    module, _, name = qualname.rpartition(".")
+    return module in ("typing", "typing_extensions") and name in _TYPING_CONTAINERS
 
 
 def _is_frozen(qualname: str) -> bool:
@@ -105,13 +125,25 @@ def _is_frozen(qualname: str) -> bool:
     return qualname in _FROZEN_FUNCTIONS or module in _FROZEN_MODULES or qualname.split(".")[0] == "secrets"
 
 
-def _has_var_input(ctx: ModuleContext, call: nodes.Call, gf) -> bool:
-    arguments = call_arguments(call)
-    if any(ctx.value(a, gf).is_var for a in arguments):
-        return True
-    # a method of a third-party object built from a tensor, e.g. np.asarray(x).sum()
+def _inputs(ctx: ModuleContext, call: nodes.Call, gf) -> list:
+    """The values a call works on: its arguments, and the receiver of a method of a third-party object
+    built in graph code (np.asarray(x).sum())."""
+    values = [ctx.value(a, gf) for a in call_arguments(call)]
     func = call.func
-    return isinstance(func, nodes.Attribute) and ctx.value(func.expr, gf).is_var and ctx.qualname(func) is None
+    if isinstance(func, nodes.Attribute) and ctx.qualname(func) is None:
+        values.append(ctx.value(func.expr, gf))
+    return values
+
+
+def _has_graph_input(ctx: ModuleContext, call: nodes.Call, gf) -> bool:
+    """A graph tensor (or a value computed from one in the graph) goes in; a NumPy array or list that
+    .asnumpy()/.tolist() made is MS101's finding, not another one per NumPy call on it."""
+    return any(is_graph_value(v) for v in _inputs(ctx, call, gf))
+
+
+def _has_variable_input(ctx: ModuleContext, call: nodes.Call, gf) -> bool:
+    """Anything not known at compile time goes in: the call is not folded to a constant."""
+    return any(v.is_var for v in _inputs(ctx, call, gf))
 
 
 @implements(TENSOR_TO_NUMPY)
@@ -124,8 +156,9 @@ def check_tensor_to_numpy(ctx: ModuleContext) -> Iterator[Finding]:
             pass
         elif func.attrname in _TENSOR_TO_NUMPY_METHODS:
             receiver = ctx.value(func.expr, gf)
-            if not (receiver.is_var and not receiver.has("ndarray")) and not receiver.has("tensor"):
-                continue
+            if receiver.has("host") or not (receiver.is_var and not receiver.has("ndarray")) \
+                    and not receiver.has("tensor"):
+                continue  # a list or array already: converting it again is no new problem
         else:
             continue
         yield ctx.finding(
@@ -140,21 +173,34 @@ def check_tensor_to_numpy(ctx: ModuleContext) -> Iterator[Finding]:
 @implements(CALL_ON_TENSOR)
 def check_call_on_tensor(ctx: ModuleContext) -> Iterator[Finding]:
     for call, gf, qualname in _external_calls(ctx):
-        if _is_frozen(qualname) or not _has_var_input(ctx, call, gf):
+        if _typing_container(qualname):
+            yield ctx.finding(
+                CALL_ON_TENSOR, call,
+                f"'{_spelled(call)}()' builds its object in typing's own Python code, which graph code cannot "
+                "run: it fails to compile in STRICT and LAX (RuntimeError: Unsupported statement 'Try'); use "
+                f"{_TYPING_CONTAINERS[qualname.rsplit('.', 1)[-1]]} or a dict",
+                gf,
+            )
+            continue
+        # a random call on a graph value (np.random.permutation(idx.size) after nonzero) is not frozen:
+        # STRICT rejects it like any other, LAX runs it on every call
+        if not _has_graph_input(ctx, call, gf):
             continue
         replacement = replacements_for(qualname)
         instead = f"; use {' or '.join(replacement)} instead" if replacement else ""
-        yield ctx.finding(
-            CALL_ON_TENSOR, call,
-            f"{_library(qualname)} function {_named(call, qualname)} is applied to a graph tensor: STRICT fails "
-            "('the inputs should be constant, but found variable'), LAX falls back to the Python interpreter "
-            f"and the gradient through it is zero{instead}",
-            gf,
-        )
+        if _is_frozen(qualname):
+            message = (f"{_library(qualname)} function {_named(call, qualname)} takes a value computed in the graph: "
+                       "STRICT fails ('the inputs should be constant, but found variable'), LAX runs it in the "
+                       f"Python interpreter on every call{instead or _frozen_hint(qualname)}")
+        else:
+            message = (f"{_library(qualname)} function {_named(call, qualname)} is applied to a graph tensor: STRICT "
+                       "fails ('the inputs should be constant, but found variable'), LAX falls back to the Python "
+                       f"interpreter and the gradient through it is zero{instead}")
+        yield ctx.finding(CALL_ON_TENSOR, call, message, gf)
     for binop, gf in ctx.graph_nodes(nodes.BinOp):
         left, right = ctx.value(binop.left, gf), ctx.value(binop.right, gf)
         for array, tensor in ((left, right), (right, left)):
-            if array.has("ndarray") and not array.is_var and tensor.is_var and not tensor.has("ndarray"):
+            if array.has("ndarray") and not array.is_var and is_graph_value(tensor) and not tensor.has("ndarray"):
                 yield ctx.finding(
                     CALL_ON_TENSOR, binop,
                     f"a NumPy array is combined with a graph tensor ('{binop.op}'): STRICT fails ('the inputs should "
@@ -168,10 +214,13 @@ def check_call_on_tensor(ctx: ModuleContext) -> Iterator[Finding]:
 def check_call_in_graph(ctx: ModuleContext) -> Iterator[Finding]:
     allowed = set(ctx.config.allowed_constant_calls)
     for call, gf, qualname in _external_calls(ctx):
-        if _is_frozen(qualname) or qualname in allowed or _has_var_input(ctx, call, gf):
+        if _is_frozen(qualname) or _typing_container(qualname) or qualname in allowed \
+                or _has_variable_input(ctx, call, gf):
             continue
         if qualname.startswith("numpy.") and qualname.rsplit(".", 1)[-1] in _NUMPY_SCALAR_TYPES:
             continue  # np.float32(1.0): a typed constant
+        if _harmless_constant_call(ctx, call, gf, qualname):
+            continue
         yield ctx.finding(
             CALL_IN_GRAPH, call,
             f"{_library(qualname)} call {_named(call, qualname)} in graph code is run by JIT Fallback once, at "
@@ -180,17 +229,59 @@ def check_call_in_graph(ctx: ModuleContext) -> Iterator[Finding]:
         )
 
 
+def _harmless_constant_call(ctx: ModuleContext, call: nodes.Call, gf, qualname: str) -> bool:
+    """np.sqrt(self.dim), math.fabs(t), np.log(2), np.finfo(np.float32), warnings.warn(...), logger.info(...):
+    a number, a dtype fact or a side effect, nothing worth hoisting (arrays are: np.ones((3, 3)))."""
+    top = qualname.split(".")[0]
+    if top in _SCALAR_MATH_MODULES or top in _SIDE_EFFECT_MODULES or qualname in _EMPTY_CONTAINERS:
+        return True
+    return top == "numpy" and not ctx.value(call, gf).has("ndarray")
+
+
 @implements(FROZEN_CALL)
 def check_frozen_call(ctx: ModuleContext) -> Iterator[Finding]:
     for call, gf, qualname in _external_calls(ctx):
-        if not _is_frozen(qualname):
-            continue
-        last = qualname.rsplit(".", 1)[-1]
-        instead = _FROZEN_REPLACEMENTS.get(last)
-        hint = f"; use {instead}, which draws on every call" if instead else ""
+        if not _is_frozen(qualname) or _has_variable_input(ctx, call, gf):
+            continue  # data-dependent: MS102 (a graph value goes in) or MS101 (a converted one)
         yield ctx.finding(
             FROZEN_CALL, call,
             f"{_named(call, qualname)} runs once, at compile time: every run of the compiled graph sees the "
-            f"same value{hint}",
+            f"same value{_frozen_hint(qualname)}",
             gf,
         )
+    yield from _frozen_in_constexpr(ctx)
+
+
+def _constexpr_frozen_calls(ctx: ModuleContext):
+    """(random/time call, the @constexpr function it is in, the graph call of that function, graph function):
+    MindSpore runs a @constexpr function in Python while it compiles, so what it draws is frozen too."""
+    seen = set()
+    for call, gf in ctx.graph_nodes(nodes.Call):
+        helper = ctx.resolver.resolve_callable(call.func)
+        if not isinstance(helper, nodes.FunctionDef) or not ctx.classes.is_constexpr(helper):
+            continue
+        for inner in helper.nodes_of_class(nodes.Call):
+            qualname = ctx.resolver.qualname(inner.func)
+            if inner in seen or not qualname or not _is_frozen(qualname):
+                continue
+            if ctx.resolver.kind(qualname, ctx.path) in (resolve.STDLIB, resolve.THIRD_PARTY):
+                seen.add(inner)
+                yield inner, helper, call, gf, qualname
+
+
+def _frozen_in_constexpr(ctx: ModuleContext) -> Iterator[Finding]:
+    for inner, helper, call, gf, qualname in _constexpr_frozen_calls(ctx):
+        here = helper.root() is ctx.module
+        where = f"line {call.lineno}" if here else f"{gf.display}, line {call.lineno}"
+        yield ctx.finding(
+            FROZEN_CALL, inner if here else call,
+            f"{_named(inner, qualname)} in the @constexpr function '{helper.name}' (called from graph code, {where}) "
+            "runs once, at compile time, when MindSpore evaluates the function: every run of the compiled graph "
+            f"sees the same value{_frozen_hint(qualname)}",
+            None if here else gf,
+        )
+
+
+def _frozen_hint(qualname: str) -> str:
+    instead = _FROZEN_REPLACEMENTS.get(qualname.rsplit(".", 1)[-1])
+    return f"; use {instead}, which draws on every call" if instead else ""

@@ -39,7 +39,11 @@ class Value:
     def __init__(self, kind: Kind, tags: FrozenSet[str] = frozenset(), cls: Optional[str] = None,
                  elements: Optional[Tuple["Value", ...]] = None, node: Optional[nodes.NodeNG] = None):
         self.kind = kind
-        self.tags = tags  # bool, tensor, ndarray, object, cell, parameter, callable, str
+        # bool, tensor, ndarray, object, cell, parameter, callable, str; "host": a Python or NumPy value
+        # computed at run time from a tensor by JIT Fallback (after .asnumpy()/.tolist()), not a graph tensor;
+        # "opaque": what a call the analysis cannot follow returns from graph values (a tensor, a tuple, an
+        # int from x.shape[0]: no evidence which)
+        self.tags = tags
         self.cls = cls  # qualified class name of an instance (user class, threading.Lock, ...)
         self.elements = elements  # per element, for tuple displays
         self.node = node  # the project class, if any (not part of equality)
@@ -77,8 +81,12 @@ class Value:
 
 CONST = Value(Kind.CONST)
 UNKNOWN = Value(Kind.UNKNOWN)
+HOST = Value(Kind.VAR, frozenset({"host"}))
+OPAQUE = Value(Kind.VAR, frozenset({"opaque"}))
+_OPAQUE_BOOL = Value(Kind.VAR, frozenset({"opaque", "bool"}))
 VAR_TENSOR = Value(Kind.VAR, frozenset({"tensor"}))
 BOOL_TENSOR = Value(Kind.VAR, frozenset({"tensor", "bool"}))
+PARAMETER = Value(Kind.VAR, frozenset({"tensor", "parameter"}))
 
 
 def literal(node: nodes.Const) -> Value:
@@ -122,6 +130,34 @@ def truth_value(value: Value) -> Optional[bool]:
     return None
 
 
+def is_graph_value(value: Value) -> bool:
+    """A value the graph computes at run time (a tensor, a scalar from one): not a constant, not a NumPy
+    array or list the interpreter made from a tensor (the conversion is the one problem there), and not
+    the result of a call the analysis could not follow (no evidence it is a tensor)."""
+    return value.kind == Kind.VAR and not value.tags & _NOT_GRAPH_EVIDENCE
+
+
+def host_result(values: Iterable[Value]) -> bool:
+    """Python or NumPy work on these values yields a host value: some are host, none is a graph value."""
+    return _all_variables_have(values, "host")
+
+
+def _all_variables_have(values: Iterable[Value], tag: str) -> bool:
+    """Some values are variables, and every variable carries `tag`."""
+    found = False
+    for value in values:
+        if value.kind == Kind.VAR:
+            if tag not in value.tags:
+                return False
+            found = True
+    return found
+
+
+def _unknown_result(arg_kind: Kind) -> Value:
+    """What a call the analysis cannot follow returns: opaque if graph values go in, else unknown."""
+    return OPAQUE if arg_kind == Kind.VAR else UNKNOWN
+
+
 def join(*values: Value) -> Value:
     """The least upper bound: VAR wins, then UNKNOWN; facts survive only if all agree."""
     values = [v for v in values if v is not None]
@@ -132,6 +168,11 @@ def join(*values: Value) -> Value:
         return first
     kind = max(v.kind for v in values)
     tags = frozenset.intersection(*(v.tags for v in values))
+    if kind == Kind.VAR:
+        # `a = arr.sum() if c else 0`: still the interpreter's value; `n = out + 1`: still no evidence
+        for tag in ("host", "opaque"):
+            if tag not in tags and _all_variables_have(values, tag):
+                tags = tags | {tag}
     # `self.head = None` on one path and `self.head = Head()` on another: still a Head when called
     typed = [v for v in values if not v.has("none")] or values
     cls = typed[0].cls if all(v.cls == typed[0].cls for v in typed) else None
@@ -160,8 +201,20 @@ _NUMPY_ARRAY_BUILDERS = frozenset({
     "array", "asarray", "ascontiguousarray", "zeros", "ones", "empty", "full", "zeros_like", "ones_like",
     "empty_like", "full_like", "arange", "linspace", "logspace", "geomspace", "eye", "identity", "tri", "triu",
     "tril", "meshgrid", "mgrid", "ogrid", "stack", "concatenate", "vstack", "hstack", "tile", "repeat", "diag",
-    "load", "fromfunction", "frombuffer", "indices",
+    "load", "fromfunction", "frombuffer", "indices", "hanning", "hamming", "blackman", "bartlett", "kaiser",
+    "triu_indices", "tril_indices", "outer", "kron", "cumsum", "cumprod", "sort", "argsort", "pad", "diagflat",
+    "column_stack", "dstack", "split", "array_split", "broadcast_to", "expand_dims", "reshape", "transpose",
 })
+# numpy.random functions: how many leading positional parameters describe the distribution (the next
+# one is `size`); without a size they draw one scalar. rand/randn take the shape itself.
+_RANDOM_DISTRIBUTION_ARITY = {
+    "random": 0, "random_sample": 0, "ranf": 0, "sample": 0, "standard_normal": 0, "standard_cauchy": 0,
+    "standard_exponential": 0, "choice": 1, "poisson": 1, "exponential": 1, "chisquare": 1, "geometric": 1,
+    "rayleigh": 1, "standard_gamma": 1, "standard_t": 1, "zipf": 1, "logseries": 1, "pareto": 1, "power": 1,
+    "weibull": 1, "normal": 2, "uniform": 2, "randint": 2, "random_integers": 2, "beta": 2, "binomial": 2,
+    "gamma": 2, "lognormal": 2, "laplace": 2, "logistic": 2, "gumbel": 2, "f": 2, "negative_binomial": 2,
+    "vonmises": 2, "wald": 2, "triangular": 3, "hypergeometric": 3,
+}
 _SCALAR_REDUCTIONS = frozenset({"sum", "mean", "max", "min", "prod", "std", "var", "item", "any", "all",
                                 "argmax", "argmin"})
 MAX_INLINE_DEPTH = 2  # how deep return values of project functions are followed
@@ -188,6 +241,26 @@ _RANDOM_OPS = frozenset({
     "random_gamma", "log_uniform_candidate_sampler", "choice_with_mask", "randperm",
 })
 _BOOL_DTYPES = frozenset({"mindspore.bool_", "mindspore.bool", "mindspore.common.dtype.bool_", "numpy.bool_"})
+# Ops whose output length depends on the data: the result is tagged "dynamic", and its shape, size and
+# len() are graph values, not constants (MindSpore's shape of ops.nonzero(x) is (-1, 1) at compile time).
+DYNAMIC_SHAPE_OPS = frozenset({"masked_select", "nonzero", "argwhere", "unique", "unique_consecutive", "bincount"})
+DYNAMIC_SHAPE_PRIMITIVES = frozenset({"MaskedSelect", "NonZero", "Unique", "UniqueConsecutive", "Argwhere",
+                                      "Bincount"})
+_SIZE_ATTRIBUTES = frozenset({"shape", "size"})
+_SIZE_METHODS = frozenset({"numel", "nelement", "size", "shape"})
+DYNAMIC_SCALAR = Value(Kind.VAR, frozenset({"scalar"}))
+# Parameters of MindSpore's layers (nn.Dense, nn.Conv2d, nn.BatchNorm2d, nn.Embedding, nn.LayerNorm ...)
+_CELL_PARAMETERS = frozenset({"weight", "bias", "gamma", "beta", "moving_mean", "moving_variance",
+                              "embedding_table"})
+# Methods only a tensor (or an array) has: calling one on an opaque value is evidence it is a tensor.
+_TENSOR_METHODS = _BOOL_METHODS | _LAYOUT_OPS | _SCALAR_REDUCTIONS | frozenset({
+    "astype", "to", "float", "half", "int", "long", "double", "masked_fill", "new_zeros", "new_ones", "new_full",
+    "new_empty", "fill_", "abs", "exp", "log", "sqrt", "softmax", "matmul", "cumsum", "sigmoid", "tanh", "clamp",
+    "clip", "gather", "index_select", "argsort", "sort", "topk", "nonzero", "masked_select", "unique", "asnumpy",
+    "numpy", "tolist", "detach", "repeat_interleave", "chunk", "split", "type_as", "norm", "pow", "mul", "add",
+    "sub", "div", "bmm", "mm", "unbind", "narrow", "select", "where",
+})
+_FILLING_METHODS = frozenset({"append", "extend", "insert", "add", "update", "setdefault"})
 _CONST_BUILTINS = frozenset({"len", "isinstance", "issubclass", "range", "type", "hasattr", "getattr", "callable", "id"})
 
 
@@ -378,11 +451,26 @@ class Interpreter:
             else:
                 self._eval(target.expr, state)
         elif isinstance(target, nodes.Subscript):
-            self._eval(target.value, state)
+            container = self._eval(target.value, state)
             self._eval(target.slice, state)
             state.values[target] = UNKNOWN
+            self._fill(target.value, container, [value], state)
         elif isinstance(target, nodes.Starred):
             self._assign(target.value, value, state)
+
+    def _fill(self, expr, container: Value, items: List[Value], state: FunctionValues) -> None:
+        """`parts.append(t)`, `buf[i] = t`: the container now holds graph values (ops.concat(parts) is one)."""
+        if isinstance(expr, nodes.Name):
+            key = expr.name
+        elif isinstance(expr, nodes.Attribute) and isinstance(expr.expr, nodes.Name) and expr.expr.name == "self":
+            key = f"self.{expr.attrname}"
+        else:
+            return
+        kind = join_args([container] + items)
+        if kind <= container.kind or container.has("self") or container.has("cell"):
+            return
+        tags = (container.tags & {"tensor", "ndarray"}) | _host_tags([container] + items)
+        state.env[key] = Value(kind, tags)
 
     # -- expressions -------------------------------------------------------------------
     def _eval(self, node, state: FunctionValues) -> Value:
@@ -404,6 +492,10 @@ class Interpreter:
         if isinstance(node, nodes.Compare):
             operands = [self._eval(node.left, state)] + [self._eval(right, state) for _, right in node.ops]
             kind = join_args(operands)
+            if host_result(operands):
+                return HOST
+            if _all_variables_have(operands, "opaque"):
+                return _OPAQUE_BOOL  # `out["opacity"] > 0.5`: a mask if out holds tensors
             if kind == Kind.VAR and any(v.is_var and not v.has("str") for v in operands):
                 return BOOL_TENSOR
             return Value(kind, frozenset({"bool"}) if kind == Kind.VAR else frozenset())
@@ -421,17 +513,21 @@ class Interpreter:
                 truth = truth_value(operand)
                 if truth is not None:
                     return Value(Kind.CONST, frozenset({"falsy" if truth else "truthy"}))
+                if operand.has("host"):
+                    return HOST
                 negated = frozenset({"bool"}) if operand.is_var else _negated_default(operand)
                 return Value(operand.kind, negated)
             return Value(operand.kind, operand.tags, None, None)
         if isinstance(node, (nodes.Tuple, nodes.List)):
             elements = tuple(self._eval(e, state) for e in node.elts)
-            return Value(Kind(join_args(elements)), frozenset(), None, elements if isinstance(node, nodes.Tuple) else None)
+            return Value(Kind(join_args(elements)), _host_tags(elements), None,
+                         elements if isinstance(node, nodes.Tuple) else None)
         if isinstance(node, nodes.Set):
-            return Value(Kind(join_args(self._eval(e, state) for e in node.elts)))
+            elements = [self._eval(e, state) for e in node.elts]
+            return Value(Kind(join_args(elements)), _host_tags(elements))
         if isinstance(node, nodes.Dict):
             values = [self._eval(v, state) for _, v in node.items] + [self._eval(k, state) for k, _ in node.items]
-            return Value(Kind(join_args(values)))
+            return Value(Kind(join_args(values)), _host_tags(values))
         if isinstance(node, nodes.IfExp):
             self._eval(node.test, state)
             return join(self._eval(node.body, state), self._eval(node.orelse, state))
@@ -479,7 +575,7 @@ class Interpreter:
         else:
             kinds.append(self._eval(node.elt, state))
         state.env = saved
-        return Value(Kind(join_args(kinds)))
+        return Value(Kind(join_args(kinds)), _host_tags(kinds))
 
     @staticmethod
     def _iteration_value(iterable: Value) -> Value:
@@ -555,12 +651,25 @@ class Interpreter:
         if base.has("callable") and base.cls:
             return self._qualified_constant(f"{base.cls}.{node.attrname}", node)
         if node.attrname in _STATIC_ATTRIBUTES:
-            return CONST
+            return DYNAMIC_SCALAR if base.has("dynamic") and node.attrname in _SIZE_ATTRIBUTES else CONST
         if node.attrname == "T" or node.attrname == "mT":
             return base
         if base.is_var:
-            return Value(Kind.VAR, base.tags & {"tensor", "ndarray"})
-        return Value(base.kind)
+            return Value(Kind.VAR, base.tags & {"tensor", "ndarray", "host", "dynamic", "opaque"})
+        parameter = self._cell_parameter(base, node.attrname)
+        return parameter if parameter is not None else Value(base.kind)
+
+    def _cell_parameter(self, cell: Value, name: str) -> Optional[Value]:
+        """`self.head.weight`: a Parameter of a sub-cell (what its class stores, or a MindSpore layer's)."""
+        if isinstance(cell.node, nodes.ClassDef):
+            known = self.class_facts(cell.node).get(name)
+            if known is not None and known.has("tensor") and known.is_var:
+                return known
+            if not self.classes.is_cell(cell.node):
+                return None
+        elif not cell.has("cell"):
+            return None
+        return PARAMETER if name in _CELL_PARAMETERS else None
 
     def _subscript(self, node: nodes.Subscript, state: FunctionValues) -> Value:
         base = self._eval(node.value, state)
@@ -573,7 +682,12 @@ class Interpreter:
         if base.is_const and index.is_const:
             return CONST if not base.has("ndarray") else base
         kind = Kind(max(base.kind, index.kind))
-        return Value(kind, base.tags & {"tensor", "ndarray", "bool"})
+        if host_result((base, index)):
+            return Value(kind, (base.tags | index.tags) & {"ndarray", "host"})
+        tags = base.tags & {"tensor", "ndarray", "bool", "host", "dynamic", "opaque"}
+        if index.is_var and index.has("bool") and not index.has("host"):
+            tags = tags | {"dynamic"}  # x[mask]: one element per True
+        return Value(kind, tags)
 
     # -- calls -------------------------------------------------------------------------
     def _call(self, node: nodes.Call, state: FunctionValues) -> Value:
@@ -592,12 +706,15 @@ class Interpreter:
             returned = self._return_of(method, args, kwargs, True, func_value.node) if method is not None else None
             if returned is not None:
                 return returned
+            return _unknown_result(arg_kind)  # a project cell or object not followed: it may return an int
         if func_value.has("primitive"):
             return self._primitive_call(func_value, node, args, arg_kind)
-        if func_value.has("cell"):
-            return Value(Kind.VAR if arg_kind == Kind.VAR else Kind.CONST, frozenset({"tensor"}))
+        if func_value.has("cell"):  # a MindSpore cell (nn.Dense, ...): a tensor
+            return Value(Kind(arg_kind), frozenset({"tensor"}))
         if isinstance(node.func, nodes.Attribute):
             receiver = state.values.get(node.func.expr, UNKNOWN)
+            if node.func.attrname in _FILLING_METHODS and not receiver.has("tensor"):
+                self._fill(node.func.expr, receiver, list(args) + list(kwargs.values()), state)
             return self._method_call(node.func.attrname, receiver, node, args, kwargs, arg_kind, state)
         project_class = self.resolve_class(node.func)
         if project_class is not None:
@@ -605,26 +722,34 @@ class Interpreter:
         returned = self._project_return(node, args, kwargs, state)
         if returned is not None:
             return returned
-        return Value(Kind.VAR, frozenset()) if arg_kind == Kind.VAR else UNKNOWN
+        return _unknown_result(arg_kind)  # a call the analysis cannot resolve (a callable passed in, an adapter)
 
     def _qualified_call(self, qualname: str, node, args, kwargs, arg_kind: Kind, state: FunctionValues) -> Value:
         kind = self.resolver.kind(qualname, node.root().file)
         last = qualname.rsplit(".", 1)[-1]
         if kind == resolve.BUILTIN:
             if last in _CONST_BUILTINS:
-                return CONST
+                return DYNAMIC_SCALAR if last == "len" and args and args[0].has("dynamic") else CONST
+            if host_result(list(args) + list(kwargs.values())):
+                return HOST  # int(arr.sum()), list(x.asnumpy()): Python work on the interpreter's values
             if last in ("int", "float", "bool", "round", "abs", "min", "max", "sum", "pow", "divmod"):
+                if _all_variables_have(list(args) + list(kwargs.values()), "opaque"):
+                    return OPAQUE  # int(n) of an n nothing is known about
                 return Value(Kind(arg_kind), frozenset({"scalar"}) if arg_kind == Kind.VAR else frozenset())
             if last in ("tuple", "list", "zip", "enumerate", "reversed", "sorted", "map", "filter"):
-                return Value(Kind(arg_kind), frozenset())
+                return Value(Kind(arg_kind), _host_tags(list(args) + list(kwargs.values())))
             return Value(Kind(arg_kind))
         if kind == resolve.MINDSPORE:
             return self._mindspore_call(qualname, last, node, args, kwargs, arg_kind)
         if kind in (resolve.STDLIB, resolve.THIRD_PARTY):
             array = qualname.startswith("numpy.") and (
-                last in _NUMPY_ARRAY_BUILDERS or ".random." in qualname
+                last in _NUMPY_ARRAY_BUILDERS
+                or (".random." in qualname and _draws_an_array(last, node))
                 or any(v.has("ndarray") for v in list(args) + list(kwargs.values())))
             tags = frozenset({"ndarray"}) if array else frozenset()
+            if arg_kind == Kind.VAR:
+                # JIT Fallback runs it in the interpreter: what comes back is a Python/NumPy value
+                tags = tags | {"host"}
             return Value(Kind(arg_kind) if arg_kind != Kind.UNKNOWN else Kind.UNKNOWN, tags, qualname)
         if kind == resolve.PROJECT:
             definition = self.resolver.definition(qualname, node.root().file)
@@ -633,8 +758,8 @@ class Interpreter:
             returned = self._project_return(node, args, kwargs, state)
             if returned is not None:
                 return returned
-            return Value(Kind.VAR) if arg_kind == Kind.VAR else UNKNOWN
-        return Value(Kind.VAR) if arg_kind == Kind.VAR else UNKNOWN
+            return _unknown_result(arg_kind)
+        return _unknown_result(arg_kind)
 
     def _mindspore_call(self, qualname, last, node, args, kwargs, arg_kind: Kind) -> Value:
         if qualname in msn.MUTABLE:
@@ -649,7 +774,7 @@ class Interpreter:
         if last[:1].isupper():  # a primitive or other MindSpore object: calling it later runs the op
             return Value(Kind.CONST, frozenset({"primitive"}), qualname)
         if last in _STATIC_OPS:
-            return CONST
+            return DYNAMIC_SCALAR if args and args[0].has("dynamic") else CONST
         if last in _RANDOM_OPS:
             return VAR_TENSOR
         tags = {"tensor"}
@@ -657,6 +782,8 @@ class Interpreter:
             tags.add("bool")
         elif last in _LAYOUT_OPS and args and args[0].has("bool"):
             tags.add("bool")
+        if arg_kind == Kind.VAR and (last in DYNAMIC_SHAPE_OPS or _keeps_dynamic(last, args)):
+            tags.add("dynamic")
         return Value(Kind(arg_kind), frozenset(tags))
 
     def _primitive_call(self, primitive: Value, node, args, arg_kind: Kind) -> Value:
@@ -664,10 +791,13 @@ class Interpreter:
         tags = {"tensor"}
         last = (primitive.cls or "").rsplit(".", 1)[-1]
         if last in ("Shape", "Rank", "DType", "Size"):
-            return CONST  # static in graph mode, like x.shape
+            # static in graph mode, like x.shape, unless the input's length depends on the data
+            return DYNAMIC_SCALAR if last != "Rank" and args and args[0].has("dynamic") else CONST
+        if arg_kind == Kind.VAR and last in DYNAMIC_SHAPE_PRIMITIVES:
+            tags.add("dynamic")
         if last in _BOOL_PRIMITIVES or (last == "Cast" and len(node.args) > 1 and self._is_bool_dtype(node.args[1])):
             tags.add("bool")
-        return Value(Kind.VAR if arg_kind == Kind.VAR else Kind.CONST, frozenset(tags))
+        return Value(Kind(arg_kind), frozenset(tags))
 
     def _project_return(self, call, args, kwargs, state: FunctionValues) -> Optional[Value]:
         """The joined return value of a project function or `self` method at this call site."""
@@ -708,29 +838,45 @@ class Interpreter:
                      state: FunctionValues) -> Value:
         if receiver.has("self"):
             returned = self._project_return(node, args, kwargs, state)
-            if returned is not None:
-                return returned
-            return Value(Kind.VAR) if arg_kind == Kind.VAR else UNKNOWN
+            # not found or not followed: an object passed to __init__, a sub-cell too deep to follow
+            return returned if returned is not None else _unknown_result(arg_kind)
         if name in _STATIC_METHODS:
-            return CONST
+            return DYNAMIC_SCALAR if receiver.has("dynamic") and name in _SIZE_METHODS else CONST
         if receiver.has("cell") or receiver.has("primitive"):
-            return Value(Kind.VAR if arg_kind == Kind.VAR else Kind.CONST, frozenset({"tensor"}))
-        if receiver.is_var or arg_kind == Kind.VAR:
+            return Value(Kind(arg_kind), frozenset({"tensor"}))
+        if isinstance(receiver.node, nodes.ClassDef) and not receiver.has("tensor"):
+            return self._object_method(name, receiver, args, kwargs, arg_kind)
+        if receiver.has("opaque"):
+            # `out.ne(0)`, `feats.sum()`: only a tensor has such a method; anything else stays unknown
+            if name not in _TENSOR_METHODS:
+                return OPAQUE
+            receiver = VAR_TENSOR
+        if receiver.has("host"):
+            return Value(Kind.VAR, receiver.tags & {"ndarray", "host"} if name != "tolist" else _HOST_TAGS)
+        if receiver.is_var or (arg_kind == Kind.VAR and receiver.tags & {"tensor", "parameter"}):
             tags = set(receiver.tags & {"tensor", "ndarray"}) or {"tensor"}
             if name in _BOOL_METHODS:
                 tags.add("bool")
             elif name in ("astype", "to", "cast") and node.args and self._is_bool_dtype(node.args[0]):
                 tags.add("bool")
             elif name in ("item", "tolist", "asnumpy", "numpy"):
-                tags = {"scalar"} if name == "item" else {"ndarray"} if name in ("asnumpy", "numpy") else set()
+                tags = {"scalar"} if name == "item" else {"ndarray", "host"} if name in ("asnumpy", "numpy") else {"host"}
             elif receiver.has("bool") and name in _LAYOUT_OPS:
                 tags.add("bool")
+            if "tensor" in tags and (name in DYNAMIC_SHAPE_OPS or _keeps_dynamic(name, [receiver])):
+                tags.add("dynamic")
             return Value(Kind.VAR, frozenset(tags))
-        if receiver.is_const:
+        if receiver.is_const and arg_kind == Kind.CONST:
             if name in _SCALAR_REDUCTIONS and not node.args and not node.keywords:
                 return CONST  # arr.sum(): a NumPy scalar, which graph code takes as a Python number
             return Value(Kind.CONST, receiver.tags & {"ndarray"})
-        return UNKNOWN
+        return _unknown_result(arg_kind)  # a method of an object the analysis does not know
+
+    def _object_method(self, name: str, receiver: Value, args, kwargs, arg_kind: Kind) -> Value:
+        """A method of a project object (a helper object stored on self, a sub-cell): its return value."""
+        method = self.classes.lookup_method(receiver.node, name)
+        returned = self._return_of(method, args, kwargs, True, receiver.node) if method is not None else None
+        return returned if returned is not None else _unknown_result(Kind(max(arg_kind, receiver.kind)))
 
     def _is_bool_dtype(self, node) -> bool:
         if node is None or node is False or node == []:
@@ -907,3 +1053,35 @@ def _param_value(name: str, default, annotation, resolver: resolve.Resolver) -> 
     if isinstance(default, nodes.Const) and default.value is not None:
         return unknown_default(literal(default), name, default)  # `training=False`, `k=3`: chosen by the caller
     return VAR_TENSOR
+
+
+def _host_tags(values) -> FrozenSet[str]:
+    """{"host"} ({"opaque"}) for a container or comprehension built only from host (opaque) values and
+    constants."""
+    values = list(values)
+    if host_result(values):
+        return _HOST_TAGS
+    return _OPAQUE_TAGS if _all_variables_have(values, "opaque") else _NO_TAGS
+
+
+_HOST_TAGS = frozenset({"host"})
+_OPAQUE_TAGS = frozenset({"opaque"})
+_NO_TAGS = frozenset()
+_NOT_GRAPH_EVIDENCE = frozenset({"host", "opaque"})
+
+
+def _draws_an_array(name: str, call: nodes.Call) -> bool:
+    """np.random.normal() is one number; np.random.normal(0, 1, (3,)), np.random.rand(3) are arrays."""
+    if name in ("rand", "randn"):
+        return bool(call.args)
+    arity = _RANDOM_DISTRIBUTION_ARITY.get(name)
+    if arity is None:
+        return True  # permutation, shuffle, multivariate_normal, dirichlet ...: arrays
+    has_size = any(k.arg == "size" and not (isinstance(k.value, nodes.Const) and k.value.value is None)
+                   for k in call.keywords or ())
+    return has_size or len(call.args) > arity
+
+
+def _keeps_dynamic(name: str, args) -> bool:
+    """A layout op (squeeze, reshape, transpose, ...) of a dynamic-length tensor is dynamic too."""
+    return name in _LAYOUT_OPS and bool(args) and args[0].has("dynamic")

@@ -331,6 +331,41 @@ def test_returns_in_helpers_and_nested_functions_and_tensor_returns_are_clean(pr
     assert findings == []
 
 
+def test_an_object_built_to_be_returned_is_one_finding_and_one_kept_in_graph_is_another(project):
+    findings = project.lint_source('''
+        from dataclasses import dataclass
+        import mindspore as ms
+        from mindspore import nn
+
+
+        @dataclass
+        class Output:
+            sample: object
+
+
+        class Direct(nn.Cell):
+            def construct(self, x):
+                return Output(sample=x * 2)
+
+
+        class ThroughName(nn.Cell):
+            def construct(self, x):
+                out = Output(x)
+                return out
+
+
+        class NotReturned(nn.Cell):
+            def construct(self, x):
+                out = Output(x)
+                return out.sample + 1
+    ''', select=MS2)
+    # one problem, one finding: MS203 where the object is returned, MS201 where it is only created
+    assert [(f.code, f.line) for f in findings] == [("MS203", 13), ("MS203", 19), ("MS201", 24)]
+    # MS201 alone still reports every creation
+    findings = project.lint("example.py", select=["MS201"])
+    assert [(f.code, f.line) for f in findings] == [("MS201", 13), ("MS201", 18), ("MS201", 24)]
+
+
 # -- MS204 ---------------------------------------------------------------------------
 def test_mutating_an_object_from_init_is_flagged(project):
     findings = project.lint_source('''

@@ -550,3 +550,126 @@ class Net(nn.Cell):
     findings = only(project.lint_source(source, select=["MS405"]), "MS405")
     assert lines(findings) == [7, 20]
     assert "'out'" in findings[0].message and "ops.select" in findings[0].message
+
+
+def test_bounds_from_calls_the_analysis_cannot_follow_and_unpacked_inputs_are_quiet(project):
+    findings = lint(project, """
+class Counter(nn.Cell):
+    def construct(self, x):
+        return x.shape[0]
+
+
+class Middle(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.counter = Counter()
+
+    def construct(self, x):
+        return self.counter(x)
+
+
+class Head(nn.Cell):
+    def __init__(self, cache):
+        super().__init__()
+        self.cache = cache
+        self.middle = Middle()
+
+    def construct(self, x, in_args):
+        boxes, idx = in_args
+        seen = self.cache.get_seq_length(x)
+        k = unknown_helper(x)
+        n = self.middle(x)
+        t = int(x.sum())
+        return boxes[:idx], x[:, seen:], x[:k], x[:n], x[:t]
+""", "MS403")
+    # an object passed to __init__, an unresolved helper, an int from a sub-cell too deep to follow, an
+    # element of a root input: no evidence of a tensor; int(x.sum()) is one
+    assert [(f.line, f.column) for f in findings] == [(31, 55)]
+
+
+def test_lists_filled_in_graph_hold_graph_values(project):
+    findings = only(project.lint_source(HEADER + """
+import numpy as np
+
+
+class Neck(nn.Cell):
+    def construct(self, feats, x):
+        parts = []
+        for f in feats:
+            parts.append(f * 2)
+        merged = ops.concat(parts)
+        counts = [0, 0]
+        counts[0] = x.sum()
+        k = int(counts[0])
+        fixed = []
+        fixed.append(3)
+        return ops.topk(merged, k), merged[:k], ops.topk(merged, fixed[0])
+""", select=["MS4"]), "MS402")
+    # the FPN idiom: a list filled with .append() (or item assignment) holds tensors, not constants;
+    # a list of ints filled the same way stays constant
+    assert [(f.code, f.line, f.column) for f in findings] == [("MS402", 19, 15)]
+
+
+def test_lists_filled_in_graph_make_numpy_calls_on_them_calls_on_tensors(project):
+    findings = project.lint_source(HEADER + """
+import numpy as np
+
+
+class Neck(nn.Cell):
+    def construct(self, feats):
+        parts = []
+        for f in feats:
+            parts.append(f * 2)
+        return np.stack(parts), np.ones((3,))
+""", select=["MS1"])
+    assert [(f.code, f.column) for f in findings] == [("MS102", 15), ("MS103", 32)]
+
+
+def test_parameters_of_sub_cells_are_tensors(project):
+    findings = lint(project, """
+class Block(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.scale = ms.Parameter(ops.ones(4))
+
+
+class Head(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Dense(4, 4)
+        self.block = Block()
+
+    def construct(self, x):
+        k = int(x.sum())
+        return self.fc.weight[:k], self.block.scale[:k], self.fc.in_channels
+""", "MS403")
+    assert [(f.line, f.column) for f in findings] == [(19, 15), (19, 35)]
+
+
+def test_a_mask_built_from_an_unresolved_result_still_indexes_with_a_dynamic_shape(project):
+    findings = lint(project, """
+class Render(nn.Cell):
+    def __init__(self, renderer):
+        super().__init__()
+        self.renderer = renderer
+
+    def construct(self, x):
+        out = self.renderer(x)
+        n = out["count"] + 1
+        return out["depth"][out["opacity"] > 0.5], out["depth"][:n]
+""", "MS401") + only(project.lint("example.py", select=["MS403"]), "MS403")
+    # what the renderer returns is unknown, but comparing part of it and indexing with the result is a
+    # boolean mask; an int taken from it is no evidence of a tensor bound
+    assert [(f.code, f.line) for f in findings] == [("MS401", 13)]
+
+
+def test_a_bound_from_a_converted_tensor_is_still_data_dependent(project):
+    findings = lint(project, """
+class Cut(nn.Cell):
+    def construct(self, x):
+        lengths = x.sum(-1).tolist()
+        end = int(lengths[0])
+        return x[:end]
+""", "MS403")
+    # .tolist() is MS101's finding; the slice it bounds still has a dynamic shape
+    assert [(f.line, f.column) for f in findings] == [(9, 15)]

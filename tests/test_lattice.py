@@ -176,3 +176,36 @@ def test_shape_primitive_and_init_defined_parameters(tmp_path):
     ''')
     assert found["length"].kind == Kind.CONST
     assert found["updates"].has("parameter")
+
+
+def test_host_opaque_and_dynamic_values(tmp_path):
+    found = values_of(tmp_path, '''
+        import numpy as np
+        from mindspore import nn, ops
+
+        class Net(nn.Cell):
+            def __init__(self, adapter):
+                super().__init__()
+                self.adapter = adapter
+
+            def construct(self, x):
+                arr = x.asnumpy()
+                doubled = arr * 2 if x.shape[0] else 0
+                items = [v + 1 for v in x.tolist()]
+                out = self.adapter(x)
+                n = out["count"] + 1
+                total = out.sum()
+                idx = ops.nonzero(x > 0).squeeze(-1)
+                probe(arr=arr, doubled=doubled, items=items, exp=np.exp(x), out=out, n=n, total=total,
+                      idx=idx, size=idx.shape[0], static=x.shape[0], tensor=ops.relu(out))
+                return x
+    ''')
+    from mslint.lattice import is_graph_value
+    for name in ("arr", "doubled", "items", "exp"):  # what the interpreter computes from a converted tensor
+        assert found[name].kind == Kind.VAR and found[name].has("host") and not is_graph_value(found[name]), name
+    for name in ("out", "n"):  # an unfollowed call's result: a graph value of unknown type
+        assert found[name].has("opaque") and not is_graph_value(found[name]), name
+    for name in ("total", "tensor", "idx", "size"):  # a tensor method or op on it: a tensor
+        assert is_graph_value(found[name]), name
+    assert found["idx"].has("dynamic")
+    assert found["static"].kind == Kind.CONST
