@@ -25,11 +25,12 @@ from typing import Dict, Iterable, List, Optional, Tuple
 
 from mslint import __version__
 from mslint.findings import Finding
+from mslint.fixes import Fix
 from mslint.rules import registry
 
 CACHE_DIRECTORY_NAME = ".mslint_cache"
 ENVIRONMENT_VARIABLE = "MSLINT_CACHE_DIR"
-FORMAT = 2
+FORMAT = 3
 _PACKAGE_DIRECTORY = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -193,12 +194,12 @@ class ResultCache:
 
 def _encode(finding: Finding) -> list:
     return [finding.rule.code, finding.line, finding.column, finding.end_line, finding.end_column,
-            finding.message, list(finding.reach)]
+            finding.message, list(finding.reach), finding.fix.encode() if finding.fix else None]
 
 
 def _decode(path: str, item: list) -> Finding:
-    code, line, column, end_line, end_column, message, reach = item
+    code, line, column, end_line, end_column, message, reach, fix = item
     rule = registry().get(code)
     if rule is None:
         raise KeyError(code)
-    return Finding(rule, path, line, column, end_line, end_column, message, tuple(reach))
+    return Finding(rule, path, line, column, end_line, end_column, message, tuple(reach), Fix.decode(fix))

@@ -16,6 +16,8 @@ from mslint import __version__
 from mslint import config as config_module
 from mslint import rule_pages
 from mslint.cache import ResultCache
+from mslint.findings import Finding
+from mslint.fixes import FIXABLE
 from mslint.reporters import REPORTERS, locations, statistics
 from mslint.rules import INTERNAL_ERROR, registry
 from mslint.runner import GC_THRESHOLDS, UsageError, discover, lint_paths
@@ -57,7 +59,59 @@ def build_parser() -> argparse.ArgumentParser:
                         help="neither read nor write the result cache (.mslint_cache/, or $MSLINT_CACHE_DIR)")
     parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     parser.add_argument("--version", action="version", version=f"mslint {__version__}")
+    _add_fix_arguments(parser)
     return parser
+
+
+# -- fixes (issue 15): the flags, and the run that applies fixes (mslint/fix_command.py) ------
+def _add_fix_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("fixes")
+    group.add_argument("--fix", action="store_true", help="apply safe fixes in place; report what remains")
+    group.add_argument("--unsafe-fixes", action="store_true",
+                       help="also apply (with --fix) or count (in the report) fixes that need a human look")
+    group.add_argument("--diff", action="store_true",
+                       help="print a unified diff of what --fix would change; change nothing (exit 1 if any)")
+    group.add_argument("--fix-only", action="store_true", help="apply fixes and report nothing else")
+
+
+def _wants_fixes(args) -> bool:
+    return args.fix or args.diff or args.fix_only
+
+
+def _run_fixes(args, files, config, cache) -> int:
+    from mslint import fix_command
+
+    if args.statistics:
+        raise UsageError("--statistics does not combine with --fix, --diff or --fix-only")
+    outcome = fix_command.fix_files(files, config, jobs=args.jobs or os.cpu_count() or 1, cache=cache,
+                                    unsafe=args.unsafe_fixes, write=not args.diff)
+    findings = [_display(f) for f in outcome.findings]
+    failed = any(f.rule is INTERNAL_ERROR for f in findings)
+    if args.diff:
+        for path in sorted(outcome.changes):
+            before, after = outcome.changes[path]
+            sys.stdout.write(fix_command.unified_diff(_display_path(path), before, after))
+        sys.stdout.flush()
+        count = outcome.fixed_count
+        print(f"Would fix {count} problem{'s' if count != 1 else ''}." if count else "No fixes to apply.",
+              file=sys.stderr)
+        return EXIT_ERROR if failed else EXIT_FINDINGS if outcome.changes else EXIT_CLEAN
+    if args.fix_only:
+        print(fix_command.fix_summary(outcome), file=sys.stderr)
+        return EXIT_ERROR if failed else EXIT_CLEAN
+    REPORTERS[args.format](findings, sys.stdout, {"files": len(files), "base": locations.base_directory(),
+                                                  "unsafe_fixes": args.unsafe_fixes})
+    sys.stdout.flush()
+    if outcome.fixed_count:
+        print(fix_command.fix_summary(outcome), file=sys.stderr)
+    if failed and not args.exit_zero:
+        return EXIT_ERROR
+    return EXIT_FINDINGS if findings and not args.exit_zero else EXIT_CLEAN
+
+
+def _display_path(path: str) -> str:
+    return _display(Finding(INTERNAL_ERROR, path, 1, 0, None, None, "")).path
+# -- end of fixes --------------------------------------------------------------------------
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -108,12 +162,15 @@ def _main(argv: Optional[List[str]]) -> int:
     files = discover(paths, config)
     cache = None if args.no_cache else ResultCache.for_config(config)
     gc.set_threshold(*GC_THRESHOLDS)  # until the output is written (main restores them): see mslint.runner
+    if _wants_fixes(args):
+        return _run_fixes(args, files, config, cache)
     findings = lint_paths(files, config, jobs=args.jobs or os.cpu_count() or 1, cache=cache)
     findings = [_display(f) for f in findings]
     if args.statistics:
         statistics.report(findings, sys.stdout, args.format)
     else:
-        REPORTERS[args.format](findings, sys.stdout, {"files": len(files), "base": locations.base_directory()})
+        REPORTERS[args.format](findings, sys.stdout, {"files": len(files), "base": locations.base_directory(),
+                                                      "unsafe_fixes": args.unsafe_fixes})
     sys.stdout.flush()
 
     if any(f.rule is INTERNAL_ERROR for f in findings) and not args.exit_zero:
@@ -164,13 +221,14 @@ def _common_directory(paths: List[str]) -> str:
 def _list_rules(output_format: str) -> int:
     rules = list(registry())
     if output_format == "json":
-        json.dump([r.as_dict() for r in rules], sys.stdout, indent=2)
+        json.dump([dict(r.as_dict(), fixable=FIXABLE.get(r.code)) for r in rules], sys.stdout, indent=2)
         sys.stdout.write("\n")
         return EXIT_CLEAN
     width = max(len(r.symbol) for r in rules)
     for rule in rules:
         default = "on " if rule.default_enabled else "off"
-        print(f"{rule.code}  {rule.symbol:<{width}}  {rule.severity:<7}  {default}  {rule.summary}")
+        fix = f"fix:{FIXABLE[rule.code]:<9}" if rule.code in FIXABLE else " " * 13
+        print(f"{rule.code}  {rule.symbol:<{width}}  {rule.severity:<7}  {default}  {fix} {rule.summary}")
     return EXIT_CLEAN
 
 

@@ -148,11 +148,11 @@ class ModuleContext:
         return definition if isinstance(definition, nodes.ClassDef) else None
 
     # -- reporting ---------------------------------------------------------------------
-    def finding(self, rule: Rule, node, message: str, gf: Optional[GraphFunction] = None) -> Finding:
+    def finding(self, rule: Rule, node, message: str, gf: Optional[GraphFunction] = None, fix=None) -> Finding:
         """A finding at `node`; inside a helper the message says how graph code reaches it."""
         reach: Tuple[str, ...] = ()
         if gf is not None and gf.reach:
             text = gf.reach_text(self.path)
             message = f"{message} (in {gf.display}, {text})"
             reach = tuple(f"{hop.caller} (line {hop.line})" for hop in gf.reach) + (gf.display,)
-        return finding_at(rule, node, message, self.path, reach)
+        return finding_at(rule, node, message, self.path, reach, fix)  # fix: a mslint.fixes.Fix, or None

@@ -427,6 +427,22 @@ def lint_paths(files: Iterable[str], config: config_module.Config, jobs: int = 1
     return sorted(findings, key=Finding.sort_key)
 
 
+def lint_sources(sources: Sequence[Tuple[str, str]], config: config_module.Config) -> List[Finding]:
+    """Findings for (path, text) pairs whose text is not what is on disk (yet): `--fix` lints
+    its fixed text again before writing, and `--diff` never writes.  No cache, one process."""
+    resolve.clear_file_caches()
+    texts = dict(sources)
+    _start_session()
+    try:
+        results = _lint_many((tuple(sources), config))
+    finally:
+        _end_session()
+    findings: List[Finding] = []
+    for result in results:
+        findings.extend(unsuppressed(result.findings, texts[result.path], config, result.path))
+    return sorted(findings, key=Finding.sort_key)
+
+
 def _lint_parallel(files: List[Tuple[str, str]], config: config_module.Config, jobs: int) -> List[_Result]:
     # contiguous runs of files (sorted by path: one package's modules share dependencies,
     # built once per worker), several per worker and of similar size, in order

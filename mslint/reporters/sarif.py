@@ -50,10 +50,7 @@ def sarif_log(findings: List[Finding], base: Optional[str] = None) -> dict:
         if finding.code not in index:
             index[finding.code] = len(rules)
             rules.append(finding.rule)
-    lines = [locations.source_line(f.path, f.line) for f in findings]
-    keys = [(f.code, locations.display_path(f.path, base), locations.normalized(line))
-            for f, line in zip(findings, lines)]
-    occurrences = locations.occurrence_indices(keys)
+    lines, keys, occurrences = _fingerprint_keys(findings, base)
     results = [_result(f, line, key, occurrence, index[f.code], base)
                for f, line, key, occurrence in zip(findings, lines, keys, occurrences)]
     run = {
@@ -71,6 +68,20 @@ def sarif_log(findings: List[Finding], base: Optional[str] = None) -> dict:
         "results": results,
     }
     return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
+
+
+def _fingerprint_keys(findings: List[Finding], base: str):
+    """(flagged line texts, fingerprint keys, occurrence indices), one of each per finding."""
+    lines = [locations.source_line(f.path, f.line) for f in findings]
+    keys = [(f.code, locations.display_path(f.path, base), locations.normalized(line))
+            for f, line in zip(findings, lines)]
+    return lines, keys, locations.occurrence_indices(keys)
+
+
+def fingerprints(findings: List[Finding], base: Optional[str] = None) -> List[str]:
+    """Each finding's line-independent fingerprint, as SARIF's partialFingerprints carry it."""
+    _, keys, occurrences = _fingerprint_keys(findings, base or locations.base_directory())
+    return [fingerprint(*key, occurrence) for key, occurrence in zip(keys, occurrences)]
 
 
 def rule_descriptor(rule: Rule) -> dict:
@@ -109,7 +120,7 @@ def _result(finding: Finding, line_text: Optional[str], key: tuple, occurrence: 
                                                                                               finding.end_line)
         region["endLine"] = finding.end_line
         region["endColumn"] = locations.utf16_column(end_text, finding.end_column)  # exclusive, as SARIF's
-    return {
+    result = {
         "ruleId": finding.code,
         "ruleIndex": rule_index,
         "level": _LEVEL[finding.rule.severity],
@@ -117,6 +128,23 @@ def _result(finding: Finding, line_text: Optional[str], key: tuple, occurrence: 
         "locations": [{"physicalLocation": {"artifactLocation": artifact, "region": region}}],
         "partialFingerprints": {FINGERPRINT_KEY: fingerprint(*key, occurrence)},
     }
+    if finding.fix is not None:
+        result["fixes"] = [_fix(finding, artifact)]
+    return result
+
+
+def _fix(finding: Finding, artifact: dict) -> dict:
+    """A SARIF fix: the finding's edits as replacements of regions (UTF-16 columns, as the run says)."""
+    def column(line: int, byte_offset: int) -> int:
+        return locations.utf16_column(locations.source_line(finding.path, line), byte_offset)
+
+    replacements = [{
+        "deletedRegion": {"startLine": e.line, "startColumn": column(e.line, e.column),
+                          "endLine": e.end_line, "endColumn": column(e.end_line, e.end_column)},
+        "insertedContent": {"text": e.content},
+    } for e in finding.fix.edits]
+    return {"description": {"text": f"{finding.fix.message} ({finding.fix.applicability} fix)"},
+            "artifactChanges": [{"artifactLocation": artifact, "replacements": replacements}]}
 
 
 def fingerprint(code: str, path: str, normalized_line: str, occurrence: int) -> str:

@@ -5,17 +5,23 @@ from collections import Counter
 from typing import List, TextIO
 
 from mslint.findings import Finding
+from mslint.fixes import applicable, fixable_summary
 
 
 def report(findings: List[Finding], out: TextIO, context: dict) -> None:
+    unsafe = context.get("unsafe_fixes", False)
     for finding in findings:
-        out.write(f"{finding.path}:{finding.line}:{finding.column + 1}: {finding.code} {finding.symbol} "
+        mark = " [*]" if applicable(finding, unsafe) else ""  # ruff's mark: --fix would fix it
+        out.write(f"{finding.path}:{finding.line}:{finding.column + 1}: {finding.code}{mark} {finding.symbol} "
                   f"{finding.message}\n")
         if finding.rule.fix:
             out.write(f"    help: {finding.rule.fix}\n")
         if finding.reach:
             out.write(f"    reach: {' -> '.join(finding.reach)}\n")
     out.write(summary(findings, context.get("files", 0)) + "\n")
+    fixable = fixable_summary(findings, unsafe)
+    if fixable:
+        out.write(fixable + "\n")
 
 
 def summary(findings: List[Finding], file_count: int) -> str:
