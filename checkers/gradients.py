@@ -14,6 +14,7 @@ from astroid import nodes
 
 from mslint import instances as inst
 from mslint import mindspore_names as msn
+from mslint import fixes
 from mslint.classes import is_instance_method
 from mslint.context import ModuleContext
 from mslint.findings import Finding
@@ -229,4 +230,16 @@ def check_bprop_returns_tuple(ctx: ModuleContext) -> Iterator[Finding]:
             f"bprop returns '{value.as_string()}', a tensor, not a tuple of input gradients: GRAPH_MODE fails with "
             "\"TypeError: For bprop function, output should be a tuple, but got AbstractTensor(...)\" (PyNative "
             f"accepts it); return a tuple even for one input: `return ({value.as_string()},)`",
+            fix=_tuple_return_fix(ctx, value, gf),
         )
+
+
+def _tuple_return_fix(ctx: ModuleContext, value, gf) -> fixes.Fix:
+    """`return dx` -> `return (dx,)`, wrapping the expression as written.  Safe when construct takes
+    one input (the gradient of that input, as the docs show); with more inputs a 1-tuple may not be
+    what the backward computes (unsafe)."""
+    construct = ctx.classes.lookup_method(gf.self_class, "construct") if gf.self_class is not None else None
+    inputs = len(_positional(construct)) if construct is not None and not construct.args.vararg else None
+    applicability = fixes.SAFE if inputs == 1 else fixes.UNSAFE
+    return fixes.fix(applicability, "return a tuple of input gradients",
+                     fixes.insert_before(value, "("), fixes.insert_after(value, ",)"))
