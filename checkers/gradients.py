@@ -12,9 +12,9 @@ from typing import Iterator, List, Optional
 
 from astroid import nodes
 
+from mslint import fixes
 from mslint import instances as inst
 from mslint import mindspore_names as msn
-from mslint import fixes
 from mslint.classes import is_instance_method
 from mslint.context import ModuleContext
 from mslint.findings import Finding

@@ -67,9 +67,9 @@ class SourceFile:
             data = self.encode(text)
             if hashlib.sha256(read_bytes(target)).hexdigest() != self.digest:
                 return "the file changed on disk while mslint was fixing it; not written (run again)"
-            if not os.access(target, os.W_OK):
-                return "the file is read-only; not written"
             mode = stat.S_IMODE(os.stat(target).st_mode)
+            if not mode & stat.S_IWUSR or not os.access(target, os.W_OK):  # root may write it: the mode says no
+                return "the file is read-only; not written"
             descriptor, temporary = tempfile.mkstemp(dir=os.path.dirname(target) or ".", prefix=".mslint-",
                                                      suffix=".tmp")
             try:
@@ -135,6 +135,19 @@ def fix_files(files: Sequence[str], config, jobs: int, cache, unsafe: bool, writ
                     Finding(FILE_UNREADABLE, path, 1, 0, None, None, reason)]
     outcome.findings = sorted((f for found in by_path.values() for f in found), key=Finding.sort_key)
     return outcome
+
+
+def fixed_text(path: str, text: str, config, unsafe: bool = True) -> str:
+    """One text after every applicable fix, as `--fix` would leave it (nothing is written): the
+    tests run rule pages' fixed Examples with MindSpore this way."""
+    findings = lint_sources([(path, text)], config)
+    for _ in range(MAX_PASSES):
+        new_text, _, problem = _one_pass(text, findings, "\n", unsafe)
+        if problem is not None or new_text == text:
+            break
+        text = new_text
+        findings = lint_sources([(path, text)], config)
+    return text
 
 
 def _one_pass(text: str, findings: List[Finding], newline: str, unsafe: bool
