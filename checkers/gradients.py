@@ -132,8 +132,19 @@ def _message(grad: inst.Event, forward: inst.Event, name: str, bprop: bool) -> s
 
 @implements(MISSING_SET_GRAD)
 def check_missing_set_grad(ctx: ModuleContext) -> Iterator[Finding]:
-    for grad, forward, _, name in _forward_then_grad(ctx, with_bprop=True):
-        yield ctx.finding(MISSING_SET_GRAD, grad.node, _message(grad, forward, name, bprop=True))
+    for grad, forward, instance, name in _forward_then_grad(ctx, with_bprop=True):
+        yield ctx.finding(MISSING_SET_GRAD, grad.node, _message(grad, forward, name, bprop=True),
+                          fix=_set_grad_fix(ctx, instance))
+
+
+def _set_grad_fix(ctx: ModuleContext, instance: inst.Instance) -> Optional[fixes.Fix]:
+    """`MySampler(3)` -> `MySampler(3).set_grad()` where the cell is created (set_grad returns the
+    cell), so it is set before any forward call.  Unsafe: every later forward call of that cell
+    then builds the backward too (evaluation calls included), which costs time and memory."""
+    node = instance.node
+    if not isinstance(node, nodes.Call) or node.root() is not ctx.module:
+        return None
+    return fixes.fix(fixes.UNSAFE, "call set_grad() where the cell is created", fixes.insert_after(node, ".set_grad()"))
 
 
 @implements(FORWARD_THEN_GRAD)

@@ -341,7 +341,31 @@ def check_classmethod_in_graph(ctx: ModuleContext) -> Iterator[Finding]:
             f"'{func.as_string()}(...)' calls the classmethod {owner}.{method.name} in graph code: MindSpore does "
             f"not bind 'cls' and fails to compile ({_arity_text(method, call)}); make it a @staticmethod",
             gf,
+            fix=_staticmethod_fix(ctx, method),
         )
+
+
+def _staticmethod_fix(ctx: ModuleContext, method: nodes.FunctionDef) -> Optional[fixes.Fix]:
+    """`@classmethod def f(cls, x)` -> `@staticmethod def f(x)` when the body never uses `cls`.
+    Unsafe: a subclass may override it as a classmethod, or other code may rely on `cls` binding."""
+    if method.root() is not ctx.module or method.decorators is None:
+        return None  # the edits belong in another file
+    decorator = next((d for d in method.decorators.nodes if isinstance(d, nodes.Name) and d.name == "classmethod"), None)
+    args = method.args
+    positional = list(args.posonlyargs or []) + list(args.args or [])
+    if decorator is None or not positional or args.posonlyargs:
+        return None
+    first = positional[0]
+    if any(n.name == first.name for n in method.nodes_of_class(nodes.Name)):
+        return None  # the body uses cls
+    if len(positional) > 1:
+        drop = fixes.Edit(first.lineno, first.col_offset, positional[1].lineno, positional[1].col_offset, "")
+    elif not (args.vararg or args.kwarg or args.kwonlyargs):
+        drop = fixes.replace_node(first, "")
+    else:
+        return None
+    return fixes.fix(fixes.UNSAFE, f"make {method.name} a @staticmethod",
+                     fixes.replace_node(decorator, "staticmethod"), drop)
 
 
 # -- MS803 / MS804 -----------------------------------------------------------------------

@@ -21,6 +21,8 @@ FIXABLE: Dict[str, str] = {
     "MS701": SAFE,
     "MS709": SAFE,
     "MS504": SAFE,
+    "MS802": UNSAFE,
+    "MS501": UNSAFE,
 }
 
 # Only these line breaks end a line for Python's tokenizer (str.splitlines also splits on \f, \x1c...).
