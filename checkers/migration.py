@@ -208,11 +208,11 @@ def check_conv_padding(ctx: ModuleContext) -> Iterator[Finding]:
             f"'{_layer(call)}' gets padding={padding.as_string()} with {given}: construction fails{hedge} "
             f"(ValueError: For '{_CONV_PRIMITIVES[name]}', the 'pad' must be zero ... when 'pad_mode' is not "
             f"'pad', but got 'pad' ... 'pad_mode' ... {mode}); add pad_mode=\"pad\"",
-            fix=_pad_mode_fix(call, pad_mode),
+            fix=_pad_mode_fix(ctx, call, pad_mode),
         )
 
 
-def _pad_mode_fix(call: nodes.Call, pad_mode) -> fixes.Fix:
+def _pad_mode_fix(ctx: ModuleContext, call: nodes.Call, pad_mode) -> fixes.Fix:
     """Without pad_mode the layer cannot be built with that padding, so `pad_mode="pad"` only
     restores what the explicit padding says (safe); an explicit other pad_mode ('same') is a
     choice between two paddings a human makes (unsafe)."""
@@ -220,7 +220,22 @@ def _pad_mode_fix(call: nodes.Call, pad_mode) -> fixes.Fix:
         return fixes.fix(fixes.UNSAFE, f"replace pad_mode={pad_mode.as_string()} with pad_mode=\"pad\"",
                          fixes.replace_node(pad_mode, '"pad"'))
     last = max(list(call.args) + [k for k in call.keywords or ()], key=lambda n: (n.end_lineno, n.end_col_offset))
-    return fixes.fix(fixes.SAFE, 'add pad_mode="pad"', fixes.insert_after(last, ', pad_mode="pad"'))
+    return fixes.fix(fixes.SAFE, 'add pad_mode="pad"', _own_line_argument(ctx, last, 'pad_mode="pad"')
+                     or fixes.insert_after(last, ', pad_mode="pad"'))
+
+
+def _own_line_argument(ctx: ModuleContext, last, text: str) -> Optional[fixes.Edit]:
+    """In a call written one argument per line with a trailing comma, a new last line
+    `    text,` after the line of `last` (its comment stays with it); else None."""
+    lines = fixes.source_lines(ctx)
+    if lines is None or last.lineno != last.end_lineno or last.end_lineno > len(lines):
+        return None
+    line = lines[last.end_lineno - 1].encode("utf-8", "surrogatepass")
+    indent, rest = line[:last.col_offset], line[last.end_col_offset:].strip()
+    if indent.strip() or not (rest == b"," or rest.startswith(b",") and rest[1:].strip().startswith(b"#")):
+        return None
+    end = len(line)
+    return fixes.Edit(last.end_lineno, end, last.end_lineno, end, "\n" + indent.decode() + text + ",")
 
 
 @implements(CONV_IMPLICIT_SAME)

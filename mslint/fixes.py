@@ -23,6 +23,7 @@ FIXABLE: Dict[str, str] = {
     "MS504": SAFE,
     "MS802": UNSAFE,
     "MS501": UNSAFE,
+    "MS601": UNSAFE,
 }
 
 # Only these line breaks end a line for Python's tokenizer (str.splitlines also splits on \f, \x1c...).
