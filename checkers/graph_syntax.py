@@ -527,4 +527,16 @@ def check_set_in_graph(ctx: ModuleContext) -> Iterator[Finding]:
         yield ctx.finding(
             SET_IN_GRAPH, node,
             f"{what} in graph code cannot be compiled: graph mode has no set type (MindSpore 2.10, STRICT and "
-            f"LAX: RuntimeError: Unsupported expression '{expression}'.); use a tuple or a list", gf)
+            f"LAX: RuntimeError: Unsupported expression '{expression}'.); use a tuple or a list", gf,
+            fix=_membership_tuple_fix(ctx, node))
+
+
+def _membership_tuple_fix(ctx: ModuleContext, node) -> Optional[fixes.Fix]:
+    """`x in {2, 3}` -> `x in (2, 3)`: a set display used only as the right side of `in` / `not in`.
+    Unsafe: a tuple compares with ==, a set hashes first (the same for numbers and strings, not
+    for every object), and duplicates are kept."""
+    parent = node.parent
+    if not isinstance(node, nodes.Set) or not isinstance(parent, nodes.Compare) or \
+            not any(operand is node and op in ("in", "not in") for op, operand in parent.ops):
+        return None
+    return fixes.display_to_tuple(ctx, node, fixes.UNSAFE, "test membership in a tuple")

@@ -8,7 +8,6 @@ list, and assignments to `self` attributes that are not Parameters.
 """
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Dict, Iterator, List, Optional, Tuple
 
 from astroid import nodes
@@ -538,27 +537,10 @@ def check_isinstance_list(ctx: ModuleContext) -> Iterator[Finding]:
             "isinstance() with a list of types fails in graph code, as in Python (TypeError: isinstance() arg 2 "
             f"must be a type or tuple of types.); pass {fixed}",
             gf,
-            fix=_tuple_fix(ctx, types) if isinstance(types, nodes.List) else None,
+            # the call failed with a list and takes the same types as a tuple: safe
+            fix=fixes.display_to_tuple(ctx, types, fixes.SAFE, "pass a tuple of types")
+            if isinstance(types, nodes.List) else None,
         )
-
-
-def _tuple_fix(ctx: ModuleContext, types: nodes.List) -> Optional[fixes.Fix]:
-    """[A, B] -> (A, B): the brackets only, so comments and line breaks inside stay; the call
-    failed with a list and takes the same types as a tuple (safe)."""
-    edits = [fixes.Edit(types.lineno, types.col_offset, types.lineno, types.col_offset + 1, "("),
-             fixes.Edit(types.end_lineno, types.end_col_offset - 1, types.end_lineno, types.end_col_offset, ")")]
-    if len(types.elts) == 1:
-        tokens = fixes.statement_tokens(ctx, types)
-        if tokens is None:
-            return None
-        element = types.elts[0]
-        if tokens[-2].string == ",":
-            pass  # [A,] -> (A,)
-        elif (element.end_lineno, element.end_col_offset) == (edits[1].line, edits[1].column):
-            edits[1] = replace(edits[1], content=",)")  # (A) is A, (A,) is a tuple
-        else:
-            edits.insert(1, fixes.insert_after(element, ","))
-    return fixes.fix(fixes.SAFE, "pass a tuple of types", *edits)
 
 
 def _self_attribute_targets(statement) -> Iterator[nodes.AssignAttr]:

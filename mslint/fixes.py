@@ -24,6 +24,7 @@ FIXABLE: Dict[str, str] = {
     "MS802": UNSAFE,
     "MS501": UNSAFE,
     "MS601": UNSAFE,
+    "MS807": UNSAFE,
 }
 
 # Only these line breaks end a line for Python's tokenizer (str.splitlines also splits on \f, \x1c...).
@@ -161,6 +162,27 @@ def statement_tokens(ctx, node) -> Optional[List[Token]]:
 
 def _bytes(line: str, character_column: int) -> int:
     return len(line[:character_column].encode("utf-8", "surrogatepass"))
+
+
+def display_to_tuple(ctx, display, applicability: str, message: str) -> Optional[Fix]:
+    """[A, B] or {A, B} -> (A, B), [A] -> (A,): only the brackets change, so comments and line
+    breaks inside stay."""
+    from dataclasses import replace
+
+    edits = [Edit(display.lineno, display.col_offset, display.lineno, display.col_offset + 1, "("),
+             Edit(display.end_lineno, display.end_col_offset - 1, display.end_lineno, display.end_col_offset, ")")]
+    if len(display.elts) == 1:
+        tokens = statement_tokens(ctx, display)
+        if tokens is None:
+            return None
+        element = display.elts[0]
+        if tokens[-2].string == ",":
+            pass  # [A,] -> (A,)
+        elif (element.end_lineno, element.end_col_offset) == (edits[1].line, edits[1].column):
+            edits[1] = replace(edits[1], content=",)")  # (A) is A, (A,) is a tuple
+        else:
+            edits.insert(1, insert_after(element, ","))
+    return fix(applicability, message, *edits)
 
 
 # -- applying --------------------------------------------------------------------------------
