@@ -359,3 +359,12 @@ def test_every_fixable_rule_page_has_a_fix_section():
     for code in FIXABLE:
         assert "Fix" in rule_pages.sections(rule_pages.read_page(code)), code
     assert {FIXABLE[c] for c in FIXABLE} <= {SAFE, UNSAFE, "sometimes"}
+
+
+def test_the_pylint_plugin_says_which_command_fixes(root):
+    write(root / "net.py", CONV + "\n\nbn = nn.BatchNorm2d(3, momentum=0.1)\n")
+    done = subprocess.run([sys.executable, "-m", "pylint", "--load-plugins=mslint", "--disable=all", "--enable=mslint",
+                           "--output-format=json", "net.py"], cwd=root, capture_output=True, text=True, timeout=300)
+    messages = {m["symbol"]: m["message"] for m in json.loads(done.stdout)}
+    assert messages["dropout-keep-prob"].endswith("(fixable: mslint --fix)")
+    assert messages["batchnorm-torch-momentum"].endswith("(fixable: mslint --fix --unsafe-fixes)")
