@@ -16,7 +16,6 @@ from mslint import __version__
 from mslint import config as config_module
 from mslint import rule_pages
 from mslint.cache import ResultCache
-from mslint.findings import Finding
 from mslint.fixes import FIXABLE
 from mslint.reporters import REPORTERS, locations, statistics
 from mslint.rules import INTERNAL_ERROR, registry
@@ -108,9 +107,6 @@ def _run_fixes(args, files, config, cache) -> int:
         return EXIT_ERROR
     return EXIT_FINDINGS if findings and not args.exit_zero else EXIT_CLEAN
 
-
-def _display_path(path: str) -> str:
-    return _display(Finding(INTERNAL_ERROR, path, 1, 0, None, None, "")).path
 # -- end of fixes --------------------------------------------------------------------------
 
 
@@ -198,15 +194,17 @@ def _tolerant_stdout() -> None:
 
 def _display(finding):
     """Paths as the user would type them: relative to the working directory when below it."""
-    path = finding.path
-    relative = os.path.relpath(path) if os.path.isabs(path) else path
-    if not relative.startswith(os.pardir):
-        path = relative
+    path = _display_path(finding.path)
     if path == finding.path:
         return finding
     from dataclasses import replace
 
     return replace(finding, path=path)
+
+
+def _display_path(path: str) -> str:
+    relative = os.path.relpath(path) if os.path.isabs(path) else path
+    return path if relative.startswith(os.pardir) else relative
 
 
 def _common_directory(paths: List[str]) -> str:

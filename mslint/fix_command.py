@@ -106,6 +106,7 @@ def fix_files(files: Sequence[str], config, jobs: int, cache, unsafe: bool, writ
             continue  # the lint run could read it a moment ago; leave it as it is
         texts[path] = sources[path].text
 
+    fixed: Dict[str, Counter] = {path: Counter() for path in texts}
     active = sorted(texts)
     for _ in range(MAX_PASSES):
         fixed_now: Dict[str, str] = {}
@@ -115,7 +116,7 @@ def fix_files(files: Sequence[str], config, jobs: int, cache, unsafe: bool, writ
                 by_path[path] = by_path[path] + [problem]
             elif new_text != texts[path]:
                 fixed_now[path] = new_text
-                outcome.fixed.update(codes)
+                fixed[path].update(codes)
         if not fixed_now:
             break
         relinted = lint_sources(sorted(fixed_now.items()), config)
@@ -127,12 +128,13 @@ def fix_files(files: Sequence[str], config, jobs: int, cache, unsafe: bool, writ
     for path, text in texts.items():
         if text == sources[path].text:
             continue
+        reason = sources[path].write(text) if write else None
+        if reason is not None:  # left as it was: its findings are the first run's
+            by_path[path] = [f for f in findings if f.path == path] + [
+                Finding(FILE_UNREADABLE, path, 1, 0, None, None, reason)]
+            continue
         outcome.changes[path] = (sources[path].text, text)
-        if write:
-            reason = sources[path].write(text)
-            if reason is not None:
-                by_path[path] = [f for f in findings if f.path == path] + [
-                    Finding(FILE_UNREADABLE, path, 1, 0, None, None, reason)]
+        outcome.fixed.update(fixed[path])
     outcome.findings = sorted((f for found in by_path.values() for f in found), key=Finding.sort_key)
     return outcome
 
