@@ -76,7 +76,8 @@ def fixable_summary(findings: Sequence, unsafe: bool) -> Optional[str]:
         flag = "mslint --fix --unsafe-fixes" if unsafe else "mslint --fix"
         parts.append(f"[*] {ready} fixable with `{flag}`.")
     if hidden:
-        parts.append(f"{hidden} more fixable with `mslint --fix --unsafe-fixes` (unsafe fixes: review them).")
+        parts.append(f"{hidden}{' more' if ready else ''} fixable with `mslint --fix --unsafe-fixes` "
+                     "(unsafe fixes: review them).")
     return " ".join(parts) or None
 
 

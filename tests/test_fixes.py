@@ -118,7 +118,7 @@ def test_fix_applies_safe_fixes_reports_what_remains_and_a_second_run_changes_no
     assert "momentum=0.1" in text  # MS704's fix is unsafe: not without --unsafe-fixes
     assert done.returncode == 1
     assert "net.py:14:6: MS704 batchnorm-torch-momentum" in done.stdout  # no [*]: not applicable with --fix
-    assert "1 more fixable with `mslint --fix --unsafe-fixes`" in done.stdout
+    assert "1 fixable with `mslint --fix --unsafe-fixes`" in done.stdout
     assert "Fixed 2 problems in 1 file." in done.stderr
     assert mslint(root, "--fix", "net.py").returncode == 1 and (root / "net.py").read_text() == text
 
@@ -132,6 +132,12 @@ def test_text_output_marks_fixable_findings_and_counts_them(root):
     assert "net.py:7:21: MS701 [*] conv-padding-without-pad-mode" in done.stdout
     assert "net.py:8:21: MS703 [*] dropout-keep-prob" in done.stdout
     assert "[*] 2 fixable with `mslint --fix`." in done.stdout
+
+    write(root / "bn.py", "from mindspore import nn\nbn = nn.BatchNorm2d(3, momentum=0.1)\n")
+    done = mslint(root, "bn.py")
+    assert "MS704 batchnorm-torch-momentum" in done.stdout  # unsafe: no [*] without --unsafe-fixes
+    assert done.stdout.endswith("1 fixable with `mslint --fix --unsafe-fixes` (unsafe fixes: review them).\n")
+    assert "MS704 [*] batchnorm-torch-momentum" in mslint(root, "--unsafe-fixes", "bn.py").stdout
 
 
 def test_diff_prints_the_change_writes_nothing_and_exits_1(root):
