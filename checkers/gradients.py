@@ -83,7 +83,8 @@ def _forward_then_grad(ctx: ModuleContext, with_bprop: bool) -> Iterator[tuple]:
         if not grads:
             continue
         classes = instance.classes()
-        bprop = [c for c in classes if ctx.classes.lookup_method(c, "bprop") is not None]
+        holders = {c: _bprop_holder(ctx, c) for c in classes}
+        bprop = [c for c in classes if holders[c] is not None]
         if with_bprop != bool(bprop):
             continue
         names = [c.name for c in (bprop or classes)] + [q.rsplit(".", 1)[-1] for q in instance.ms_classes()
@@ -103,7 +104,46 @@ def _forward_then_grad(ctx: ModuleContext, with_bprop: bool) -> Iterator[tuple]:
             first = min(earlier, key=lambda f: f.position)
             if any(s.scope is not grad.scope or s.position < first.position for s in set_grads):
                 continue
-            yield grad, first, instance, names[0]
+            inner = holders[bprop[0]] if bprop else None
+            yield grad, first, instance, names[0], (inner.name if inner is not None and inner is not bprop[0] else None)
+
+
+_MAX_NESTING = 8
+
+
+def _bprop_holder(ctx: ModuleContext, cls: nodes.ClassDef) -> Optional[nodes.ClassDef]:
+    """The class that defines bprop: the cell's own hierarchy, or a sub-cell it builds in
+    `__init__` (at any depth).  Differentiating the outer cell after its forward without
+    set_grad() runs the inner forward twice too (checked on MindSpore 2.10: the outer cell
+    needs set_grad(); tests/test_mindspore_composition.py)."""
+    memo = ctx.memo.setdefault("ms5.bprop-holders", {})
+    return _holder(ctx, cls, memo, 0)
+
+
+def _holder(ctx: ModuleContext, cls: nodes.ClassDef, memo: dict, depth: int) -> Optional[nodes.ClassDef]:
+    if cls in memo:
+        return memo[cls]
+    memo[cls] = None  # a cycle of sub-cells adds nothing
+    found = cls if ctx.classes.lookup_method(cls, "bprop") is not None else None
+    if found is None and depth < _MAX_NESTING:
+        for sub in _sub_cell_classes(ctx, cls):
+            found = _holder(ctx, sub, memo, depth + 1)
+            if found is not None:
+                break
+    memo[cls] = found
+    return found
+
+
+def _sub_cell_classes(ctx: ModuleContext, cls: nodes.ClassDef) -> List[nodes.ClassDef]:
+    """Project Cell classes instantiated in the `__init__` methods of a cell's hierarchy."""
+    found = []
+    for klass in ctx.classes.mro(cls):
+        for init in (m for m in klass.mymethods() if m.name == "__init__"):
+            for call in init.nodes_of_class(nodes.Call):
+                made = ctx.resolver.resolve_callable(call.func)
+                if isinstance(made, nodes.ClassDef) and made is not cls and ctx.classes.is_cell(made):
+                    found.append(made)
+    return found
 
 
 def _api(grad: inst.Event) -> str:
@@ -118,8 +158,10 @@ def _argument(grad: inst.Event) -> str:
     return call.args[0].as_string() if call.args else "the cell"
 
 
-def _message(grad: inst.Event, forward: inst.Event, name: str, bprop: bool) -> str:
-    what = f"{name}, which defines bprop" if bprop else name
+def _message(grad: inst.Event, forward: inst.Event, name: str, bprop: bool, inner: Optional[str] = None) -> str:
+    what = f"{name}, which defines bprop" if bprop and inner is None else name
+    if inner is not None:
+        what = f"{name}, whose sub-cell {inner} defines bprop"
     effect = " (twice the work; BatchNorm moving statistics update twice)" if bprop else ""
     fix = (f"call set_grad() so the backward is built with the forward in PYNATIVE_MODE (`{name}(...).set_grad()` "
            "before the forward pass)" if bprop else
@@ -132,8 +174,8 @@ def _message(grad: inst.Event, forward: inst.Event, name: str, bprop: bool) -> s
 
 @implements(MISSING_SET_GRAD)
 def check_missing_set_grad(ctx: ModuleContext) -> Iterator[Finding]:
-    for grad, forward, instance, name in _forward_then_grad(ctx, with_bprop=True):
-        yield ctx.finding(MISSING_SET_GRAD, grad.node, _message(grad, forward, name, bprop=True),
+    for grad, forward, instance, name, inner in _forward_then_grad(ctx, with_bprop=True):
+        yield ctx.finding(MISSING_SET_GRAD, grad.node, _message(grad, forward, name, bprop=True, inner=inner),
                           fix=_set_grad_fix(ctx, instance))
 
 
@@ -149,7 +191,7 @@ def _set_grad_fix(ctx: ModuleContext, instance: inst.Instance) -> Optional[fixes
 
 @implements(FORWARD_THEN_GRAD)
 def check_forward_then_grad(ctx: ModuleContext) -> Iterator[Finding]:
-    for grad, forward, _, name in _forward_then_grad(ctx, with_bprop=False):
+    for grad, forward, _, name, _inner in _forward_then_grad(ctx, with_bprop=False):
         yield ctx.finding(FORWARD_THEN_GRAD, grad.node, _message(grad, forward, name, bprop=False))
 
 

@@ -462,7 +462,7 @@ def _with_problem(ctx: ModuleContext, expr, gf) -> Optional[str]:
     if isinstance(expr, nodes.Call):
         qualname = ctx.call_qualname(expr, gf)
         if qualname and not _is_concurrency(qualname):
-            kind = ctx.resolver.kind(qualname, ctx.path)
+            kind = ctx.resolver.kind(qualname, expr.root().file or ctx.path)
             if kind in (resolve.BUILTIN, resolve.STDLIB, resolve.THIRD_PARTY, resolve.MINDSPORE):
                 return f"'{expr.func.as_string()}(...)' ({qualname}) is not a @jit_class instance"
     if _is_root_parameter(expr, gf):

@@ -90,7 +90,7 @@ def _external_calls(ctx: ModuleContext):
             qualname = ctx.call_qualname(call, gf)
             if not qualname:
                 continue
-            kind = ctx.resolver.kind(qualname, ctx.path)
+            kind = ctx.resolver.kind(qualname, call.root().file or ctx.path)
             if kind not in (resolve.STDLIB, resolve.THIRD_PARTY):
                 continue
             if qualname.split(".")[0] in _OTHER_FAMILIES or qualname in _NAMEDTUPLE or concurrency_owns(qualname):

@@ -18,5 +18,7 @@ __version__ = "0.1.0"
 def register(linter) -> None:
     """pylint's plugin entry point."""
     from mslint.checkers import register_checkers
+    from mslint.pylint_plugin import record_run_files
 
     register_checkers(linter)
+    record_run_files()

@@ -24,19 +24,37 @@ import tempfile
 from typing import Dict, Iterable, List, Optional, Tuple
 
 from mslint import __version__
-from mslint.findings import Finding
+from mslint.directories import PROJECT_MARKERS
+from mslint.findings import CallSite, Finding
 from mslint.fixes import Fix
 from mslint.rules import registry
 
 CACHE_DIRECTORY_NAME = ".mslint_cache"
 ENVIRONMENT_VARIABLE = "MSLINT_CACHE_DIR"
-FORMAT = 3
+FORMAT = 4  # 3: findings in other files (helpers reached from this file's roots), call chains, mode marks; 4: fixes
 _PACKAGE_DIRECTORY = os.path.dirname(os.path.abspath(__file__))
 
 
 def cache_directory(root: str) -> str:
-    """MSLINT_CACHE_DIR if set, else .mslint_cache/ in the configuration's root directory."""
-    return os.environ.get(ENVIRONMENT_VARIABLE) or os.path.join(root, CACHE_DIRECTORY_NAME)
+    """MSLINT_CACHE_DIR if set; else .mslint_cache/ in the configuration's root when that is a
+    project's root (it holds pyproject.toml, setup.cfg, setup.py or .git: see
+    config.find_project_root); else the user's cache directory, so that linting a loose
+    directory never leaves a cache folder in it."""
+    explicit = os.environ.get(ENVIRONMENT_VARIABLE)
+    if explicit:
+        return explicit
+    if any(os.path.exists(os.path.join(root, marker)) for marker in PROJECT_MARKERS):
+        return os.path.join(root, CACHE_DIRECTORY_NAME)
+    return os.path.join(user_cache_directory(), "mslint")
+
+
+def user_cache_directory() -> str:
+    """The platform's per-user cache directory (XDG on Linux)."""
+    if sys.platform == "win32":
+        return os.environ.get("LOCALAPPDATA") or os.path.expanduser(os.path.join("~", "AppData", "Local"))
+    if sys.platform == "darwin":
+        return os.path.expanduser(os.path.join("~", "Library", "Caches"))
+    return os.environ.get("XDG_CACHE_HOME") or os.path.expanduser(os.path.join("~", ".cache"))
 
 
 def content_hash(data: bytes) -> str:
@@ -163,7 +181,7 @@ class ResultCache:
             "module": module_name,
             "deps": deps,
             "lookups": sorted([dotted, directory, found] for (dotted, directory), found in lookups.items()),
-            "findings": [_encode(f) for f in findings],
+            "findings": [_encode(f, absolute) for f in findings],
         }
         self.changed = True
 
@@ -192,14 +210,20 @@ class ResultCache:
         self.changed = False
 
 
-def _encode(finding: Finding) -> list:
+def _encode(finding: Finding, entry_path: str) -> list:
+    # the path only when the finding is in another file than the analysed one (a helper's)
+    other = finding.path if os.path.abspath(finding.path) != entry_path else None
+    calls = [[c.path, c.line, c.column, c.end_line, c.end_column, c.callee] for c in finding.calls]
     return [finding.rule.code, finding.line, finding.column, finding.end_line, finding.end_column,
-            finding.message, list(finding.reach), finding.fix.encode() if finding.fix else None]
+            finding.message, list(finding.reach), other, calls, finding.graph_mode_only,
+            finding.fix.encode() if finding.fix else None]
 
 
 def _decode(path: str, item: list) -> Finding:
-    code, line, column, end_line, end_column, message, reach, fix = item
+    code, line, column, end_line, end_column, message, reach, other, calls, graph_mode_only, fix = item
     rule = registry().get(code)
     if rule is None:
         raise KeyError(code)
-    return Finding(rule, path, line, column, end_line, end_column, message, tuple(reach), Fix.decode(fix))
+    return Finding(rule, other or path, line, column, end_line, end_column, message, tuple(reach),
+                   tuple(CallSite(*call) for call in calls), bool(graph_mode_only),
+                   fix=Fix.decode(fix))

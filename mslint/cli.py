@@ -1,27 +1,34 @@
-"""The `mslint` command: arguments, configuration, exit status.
+"""The `mslint` command: arguments, configuration, output, exit status.
 
-Exit status: 0 no findings, 1 findings, 2 usage, configuration or internal error.
+Exit status: 0 no findings, 1 findings, 2 usage, configuration or internal error, or no
+Python file found.
 """
 from __future__ import annotations
 
 import argparse
-import codecs
 import gc
 import json
 import os
 import sys
+from dataclasses import replace
 from typing import List, Optional
 
-from mslint import __version__
+from mslint import __version__, baseline, noqa, output
 from mslint import config as config_module
 from mslint import rule_pages
-from mslint.cache import ResultCache
+from mslint.cache import ResultCache, cache_directory
+from mslint.discovery import UsageError, discover, empty_paths
+from mslint.findings import Finding
 from mslint.fixes import FIXABLE
+from mslint.progress import Progress
 from mslint.reporters import REPORTERS, locations, statistics
+from mslint.reporters.style import use_color
+from mslint.reporters.text import withheld_note
 from mslint.rules import INTERNAL_ERROR, registry
-from mslint.runner import GC_THRESHOLDS, UsageError, discover, lint_paths
+from mslint.runner import GC_THRESHOLDS, lint_run
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+PEOPLE_FORMATS = ("text", "concise")  # the others are for machines: no progress line, no colour
 
 
 class _Parser(argparse.ArgumentParser):
@@ -36,28 +43,63 @@ def build_parser() -> argparse.ArgumentParser:
                     "or runs silently wrong.",
     )
     parser.add_argument("paths", nargs="*", metavar="PATH", help="files or directories (default: .)")
-    parser.add_argument("--format", choices=sorted(REPORTERS), default="text", help="output format (default: text)")
-    parser.add_argument("--select", metavar="CODES",
-                        help="only these rules: comma-separated codes, prefixes (MS1, MS10) or symbols")
-    parser.add_argument("--ignore", metavar="CODES", help="skip these rules (codes, prefixes or symbols)")
-    parser.add_argument("--config", metavar="FILE",
-                        help="pyproject.toml to read [tool.mslint] from (default: the nearest one with that table)")
-    parser.add_argument("--target-version", choices=config_module.SUPPORTED_TARGET_VERSIONS,
-                        help="MindSpore version the code runs on (default: from config, else "
-                             f"{config_module.DEFAULT_TARGET_VERSION})")
-    parser.add_argument("--graph-mode", choices=("auto", "always", "never"),
-                        help="whether a plain construct is compiled (default: auto)")
-    parser.add_argument("--syntax-level", choices=("lax", "strict"), help="jit_syntax_level to assume (default: lax)")
-    parser.add_argument("--list-rules", action="store_true", help="list every rule (with --format json: as JSON)")
-    parser.add_argument("--explain", metavar="CODE", help="print a rule's documentation page")
-    parser.add_argument("--jobs", "-j", type=int, default=0, metavar="N",
-                        help="worker processes (default: all cores)")
-    parser.add_argument("--statistics", action="store_true",
+    report = parser.add_argument_group("output")
+    report.add_argument("--output-format", "--format", dest="output_format", choices=sorted(REPORTERS),
+                        default="text", help="output format (default: text; --format is an alias)")
+    report.add_argument("--output-file", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
+    report.add_argument("--quiet", "-q", action="store_true",
+                        help="only the findings: no summary line, no progress")
+    report.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                        help="colour the text output (default: auto: on a terminal; NO_COLOR turns it off, "
+                             "FORCE_COLOR on)")
+    report.add_argument("--statistics", action="store_true",
                         help="print how many findings each rule has instead of the findings (text or json)")
-    parser.add_argument("--no-cache", action="store_true",
-                        help="neither read nor write the result cache (.mslint_cache/, or $MSLINT_CACHE_DIR)")
-    parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
-    parser.add_argument("--version", action="version", version=f"mslint {__version__}")
+    report.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    rules = parser.add_argument_group("rule selection (the command line wins over the configuration)")
+    rules.add_argument("--select", metavar="CODES", action="append",
+                       help="only these rules: codes, prefixes (MS1, MS10), symbols or pylint ids, "
+                            "comma-separated; repeatable")
+    rules.add_argument("--extend-select", metavar="CODES", action="append",
+                       help="these rules in addition to the selected ones; repeatable")
+    rules.add_argument("--ignore", metavar="CODES", action="append", help="skip these rules; repeatable")
+    files = parser.add_argument_group("files")
+    files.add_argument("--exclude", metavar="GLOBS", action="append",
+                       help="files and directories not to search (replaces the configuration's exclude)")
+    files.add_argument("--extend-exclude", metavar="GLOBS", action="append",
+                       help="more files and directories not to search")
+    files.add_argument("--respect-gitignore", dest="respect_gitignore", action="store_true", default=True,
+                       help=argparse.SUPPRESS)
+    files.add_argument("--no-respect-gitignore", dest="respect_gitignore", action="store_false",
+                       help="also search files .gitignore ignores")
+    files.add_argument("--force-exclude", action="store_true",
+                       help="apply exclusions and .gitignore to paths named on the command line too (pre-commit)")
+    settings = parser.add_argument_group("settings")
+    settings.add_argument("--config", metavar="FILE",
+                          help="pyproject.toml to read [tool.mslint] from (default: the nearest one with that table)")
+    settings.add_argument("--target-version", metavar="X.Y",
+                          help="MindSpore version the code runs on (default: from config, else "
+                               f"{config_module.DEFAULT_TARGET_VERSION})")
+    settings.add_argument("--graph-mode", choices=("auto", "always", "never"),
+                          help="whether a plain construct is compiled (default: auto)")
+    settings.add_argument("--syntax-level", choices=("lax", "strict"),
+                          help="jit_syntax_level to assume (default: lax)")
+    settings.add_argument("--show-settings", metavar="PATH",
+                          help="print the configuration that applies to a file (and where it comes from)")
+    settings.add_argument("--jobs", "-j", type=int, default=None, metavar="N",
+                          help="worker processes (default: from config, else decided from the work)")
+    settings.add_argument("--no-cache", action="store_true",
+                          help="neither read nor write the result cache (.mslint_cache/, or $MSLINT_CACHE_DIR)")
+    adoption = parser.add_argument_group("adopting mslint on existing code")
+    adoption.add_argument("--add-noqa", action="store_true",
+                          help="add '# mslint: disable=CODE' to the line of every current finding")
+    adoption.add_argument("--baseline", metavar="FILE", help="report only findings FILE does not record")
+    adoption.add_argument("--write-baseline", metavar="FILE", help="record every current finding in FILE")
+    info = parser.add_argument_group("information")
+    info.add_argument("--list-rules", action="store_true",
+                      help="list every rule, on or off as the configuration says (with --output-format json: "
+                           "as JSON)")
+    info.add_argument("--explain", metavar="CODE", help="print a rule's documentation page")
+    info.add_argument("--version", action="version", version=f"mslint {__version__}")
     _add_fix_arguments(parser)
     return parser
 
@@ -77,14 +119,14 @@ def _wants_fixes(args) -> bool:
     return args.fix or args.diff or args.fix_only
 
 
-def _run_fixes(args, files, config, cache) -> int:
+def _run_fixes(args, files, config_for, caches, jobs: int) -> int:
     from mslint import fix_command
 
     if args.statistics:
         raise UsageError("--statistics does not combine with --fix, --diff or --fix-only")
-    outcome = fix_command.fix_files(files, config, jobs=args.jobs or os.cpu_count() or 1, cache=cache,
-                                    unsafe=args.unsafe_fixes, write=not args.diff)
-    findings = [_display(f) for f in outcome.findings]
+    outcome = fix_command.fix_files(files, config_for, jobs=jobs, cache=caches, unsafe=args.unsafe_fixes,
+                                    write=not args.diff)
+    findings = sorted((_display(f) for f in outcome.findings), key=Finding.sort_key)
     failed = any(f.rule is INTERNAL_ERROR for f in findings)
     if args.diff:
         for path in sorted(outcome.changes):
@@ -98,15 +140,14 @@ def _run_fixes(args, files, config, cache) -> int:
     if args.fix_only:
         print(fix_command.fix_summary(outcome), file=sys.stderr)
         return EXIT_ERROR if failed else EXIT_CLEAN
-    REPORTERS[args.format](findings, sys.stdout, {"files": len(files), "base": locations.base_directory(),
-                                                  "unsafe_fixes": args.unsafe_fixes})
+    REPORTERS[args.output_format](findings, sys.stdout, {"files": len(files), "base": locations.base_directory(),
+                                                         "quiet": args.quiet, "unsafe_fixes": args.unsafe_fixes})
     sys.stdout.flush()
     if outcome.fixed_count:
         print(fix_command.fix_summary(outcome), file=sys.stderr)
     if failed and not args.exit_zero:
         return EXIT_ERROR
     return EXIT_FINDINGS if findings and not args.exit_zero else EXIT_CLEAN
-
 # -- end of fixes --------------------------------------------------------------------------
 
 
@@ -120,7 +161,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     except KeyboardInterrupt:
         print("mslint: interrupted", file=sys.stderr)
         return EXIT_ERROR
-    except BrokenPipeError:
+    except BrokenPipeError:  # the reader went away before the report was written (output.write handles the rest)
+        output.silence_stdout()
         return EXIT_ERROR
     except Exception as error:  # noqa: BLE001 - never a traceback to the user
         print(f"mslint: internal error: {type(error).__name__}: {error} (please report it)", file=sys.stderr)
@@ -131,75 +173,191 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 def _main(argv: Optional[List[str]]) -> int:
     args = build_parser().parse_args(argv)
-    _tolerant_stdout()
-    if args.list_rules:
-        return _list_rules(args.format)
+    output.tolerant_stdout()
     if args.explain:
         return _explain(args.explain)
-    if args.format not in REPORTERS:
-        raise UsageError(f"--format {args.format} is not available")
-    if args.statistics and args.format not in statistics.FORMATS:
-        raise UsageError(f"--statistics prints text or json, not {args.format}")
+    if args.statistics and args.output_format not in statistics.FORMATS:
+        raise UsageError(f"--statistics prints text or json, not {args.output_format}")
+    if args.jobs is not None and args.jobs < 0:
+        raise UsageError("--jobs must be 0 (decided from the work) or a positive number")
 
     paths = args.paths or ["."]
-    config = config_module.discover(_common_directory(paths), args.config)
-    overrides = {
-        "select": config_module.check_selectors(args.select, "--select", "--select") if args.select else None,
-        "ignore": (config.ignore + config_module.check_selectors(args.ignore, "--ignore", "--ignore"))
-        if args.ignore else None,
-        "target_version": args.target_version,
+    command_line = _command_line_settings(args)
+    config_for = config_module.PerFile(args.config, command_line)
+    if args.show_settings:
+        return _show_settings(args.show_settings, config_for)
+    if args.list_rules:
+        config = config_for(paths[0])
+        _print_warnings(config_for)
+        return _list_rules(args.output_format, config)
+
+    excluded: List[str] = []
+    files = discover(paths, config_for, respect_gitignore=args.respect_gitignore, force_exclude=args.force_exclude,
+                     excluded_by_name=excluded)
+    for path in files:  # each file's configuration, found now: its errors and warnings come first
+        config_for(path)
+    _print_warnings(config_for)
+    for path in empty_paths([p for p in paths if p not in excluded], files):
+        print(f"mslint: warning: no Python files found under {path}", file=sys.stderr)
+    if not files and not excluded:  # (pre-commit may name only excluded files: nothing to do, not an error)
+        return EXIT_ERROR
+    caches = None if args.no_cache else _caches()
+    report_to = output.open_output(args.output_file)
+    people = args.output_format in PEOPLE_FORMATS and not args.statistics
+    progress = Progress(sys.stderr, people and not args.quiet and output.is_terminal(sys.stderr)
+                        and output.is_terminal(report_to))
+    gc.set_threshold(*GC_THRESHOLDS)  # until the output is written (main restores them): see mslint.runner
+    jobs = args.jobs if args.jobs is not None else (config_for(paths[0]).jobs or 0)
+    if _wants_fixes(args):
+        return _run_fixes(args, files, config_for, caches, jobs)
+    try:
+        run = lint_run(files, config_for, jobs=jobs, cache=caches, progress=progress)
+    finally:
+        progress.finish()
+    findings = sorted((_display(f) for f in run.findings), key=Finding.sort_key)
+
+    if args.add_noqa:
+        return _add_noqa(findings)
+    if args.write_baseline:
+        try:
+            baseline.write(findings, args.write_baseline)
+        except OSError as error:
+            raise UsageError(f"--write-baseline {args.write_baseline}: cannot write: {error.strerror or error}") \
+                from None
+        print(f"mslint: recorded {len(findings)} finding{'' if len(findings) == 1 else 's'} in "
+              f"{args.write_baseline}", file=sys.stderr)
+        return EXIT_CLEAN
+    if args.baseline:
+        known = len(findings)
+        findings = baseline.new_findings(findings, args.baseline)
+        hidden = known - len(findings)
+        if not args.quiet and hidden:
+            print(f"mslint: {hidden} finding{'' if hidden == 1 else 's'} recorded in {args.baseline} not shown",
+                  file=sys.stderr)
+
+    if any(f.rule is INTERNAL_ERROR for f in findings) and not args.exit_zero:
+        status = EXIT_ERROR
+    elif findings and not args.exit_zero:
+        status = EXIT_FINDINGS
+    else:
+        status = EXIT_CLEAN
+    context = {"files": len(files), "base": locations.base_directory(), "quiet": args.quiet,
+               "unsafe_fixes": args.unsafe_fixes,
+               "withheld": run.withheld,
+               "color": people and args.output_file is None and use_color(args.color, sys.stdout)}
+    if run.withheld and not people and not args.quiet:  # the text formats say it in their summary
+        print(f"mslint: {withheld_note(run.withheld)}", file=sys.stderr)
+    return output.write(lambda out: _report(findings, out, args, context), report_to, status)
+
+
+def _command_line_settings(args):
+    """What the command line sets, checked once: a function applying it to each file's configuration."""
+    selectors = {}
+    for name in ("select", "extend_select", "ignore"):
+        given = getattr(args, name)
+        flag = "--" + name.replace("_", "-")
+        selectors[name] = config_module.check_selectors(",".join(given), flag, flag) if given else None
+    changes = {
+        "cli_select": selectors["select"],
+        "cli_extend_select": selectors["extend_select"] or (),
+        "cli_ignore": selectors["ignore"] or (),
+        "exclude": _globs(args.exclude),
         "graph_mode": args.graph_mode,
         "syntax_level": args.syntax_level,
     }
-    config = config.with_overrides(**overrides)
-    if args.jobs < 0:
-        raise UsageError("--jobs must be 0 (all cores) or a positive number")
+    if args.target_version is not None:
+        # the file's target-version, and the warning it may have had, are overridden
+        changes["target_version"], changes["warnings"] = config_module.check_target_version(
+            args.target_version, "--target-version", "--target-version")
+    extra_excludes = _globs(args.extend_exclude or ())
 
-    files = discover(paths, config)
-    cache = None if args.no_cache else ResultCache.for_config(config)
-    gc.set_threshold(*GC_THRESHOLDS)  # until the output is written (main restores them): see mslint.runner
-    if _wants_fixes(args):
-        return _run_fixes(args, files, config, cache)
-    findings = lint_paths(files, config, jobs=args.jobs or os.cpu_count() or 1, cache=cache)
-    findings = [_display(f) for f in findings]
+    def apply(config: config_module.Config) -> config_module.Config:
+        return config.with_overrides(extend_exclude=config.extend_exclude + extra_excludes, **changes)
+
+    return apply
+
+
+def _print_warnings(config_for: config_module.PerFile) -> None:
+    for warning in config_for.warnings():
+        print(f"mslint: warning: {warning}", file=sys.stderr)
+
+
+def _globs(values) -> Optional[tuple]:
+    if values is None:
+        return None
+    return tuple(g.strip() for value in values for g in value.split(",") if g.strip())
+
+
+def _report(findings: List[Finding], out, args, context: dict) -> None:
     if args.statistics:
-        statistics.report(findings, sys.stdout, args.format)
+        statistics.report(findings, out, args.output_format, context["files"])
     else:
-        REPORTERS[args.format](findings, sys.stdout, {"files": len(files), "base": locations.base_directory(),
-                                                      "unsafe_fixes": args.unsafe_fixes})
-    sys.stdout.flush()
+        REPORTERS[args.output_format](findings, out, context)
 
-    if any(f.rule is INTERNAL_ERROR for f in findings) and not args.exit_zero:
-        return EXIT_ERROR
-    if findings and not args.exit_zero:
-        return EXIT_FINDINGS
+
+def _add_noqa(findings: List[Finding]) -> int:
+    outcome = noqa.add_noqa(findings)
+    for path, line, why in outcome.skipped:
+        print(f"{path}:{line}: no comment added: {why}", file=sys.stderr)
+    comments = "comment" if outcome.comments == 1 else "comments"
+    files = "file" if outcome.files == 1 else "files"
+    print(f"Added {outcome.comments} suppression {comments} to {outcome.files} {files}.")
     return EXIT_CLEAN
 
 
-def _json_escape(error: UnicodeEncodeError):
-    """Codec error handler: unencodable characters as \\uXXXX (UTF-16 units, as JSON writes them)."""
-    units = error.object[error.start:error.end].encode("utf-16-be", "surrogatepass")
-    escaped = "".join(f"\\u{int.from_bytes(units[i:i + 2], 'big'):04x}" for i in range(0, len(units), 2))
-    return escaped, error.end
+def _caches():
+    """The result cache of each configuration (one file per configuration), opened once."""
+    opened = {}
+
+    def cache_for(config: config_module.Config) -> ResultCache:
+        # one object per cache file: configurations without a file differ only in their root,
+        # and two objects saving one file would each drop the other's entries
+        key = (cache_directory(config.root), ResultCache.namespace(config))
+        if key not in opened:
+            opened[key] = ResultCache(*key)
+        return opened[key]
+
+    return cache_for
 
 
-def _tolerant_stdout() -> None:
-    """A file name that is not valid UTF-8 (a lone surrogate in Python) or a character the terminal's
-    encoding lacks is written as a \\uXXXX escape (valid inside JSON strings, readable in text) instead
-    of failing the whole report with UnicodeEncodeError."""
-    if getattr(sys.stdout, "errors", None) == "strict" and hasattr(sys.stdout, "reconfigure"):
-        codecs.register_error("mslint-json-escape", _json_escape)
-        sys.stdout.reconfigure(errors="mslint-json-escape")
+def _show_settings(path: str, config_for) -> int:
+    """Print the configuration that applies to a file, and where it comes from."""
+    if not os.path.exists(path):
+        raise UsageError(f"--show-settings: {path}: no such file or directory")
+    config = config_for(path)
+    from mslint import project
+
+    model = project.project_for(path)
+    rules = config_module.enabled_rules(config, path)
+    print(f"settings for {path}")
+    print(f"  configuration file: {config.source or '(none: defaults)'}")
+    print(f"  configuration root: {config.root}")
+    print(f"  project root: {model.root}")
+    print(f"  select: {list(config.select) if config.select is not None else '(the default rules)'}")
+    print(f"  extend-select: {list(config.extend_select)}")
+    print(f"  ignore: {list(config.ignore)}")
+    if config.cli_select is not None or config.cli_extend_select or config.cli_ignore:
+        select = list(config.cli_select) if config.cli_select is not None else "(not given)"
+        print(f"  command line (applied after the file): select {select}, extend-select "
+              f"{list(config.cli_extend_select)}, ignore {list(config.cli_ignore)}")
+    print(f"  per-file-ignores for this file: {list(config.ignored_for(path))}")
+    print(f"  exclude: {list(config.exclude)}")
+    print(f"  extend-exclude: {list(config.extend_exclude)}")
+    print(f"  target-version: {config.target_version}")
+    modes = sorted(model.modes()) or ["(never set)"]
+    print(f"  graph-mode: {config.graph_mode} (the project's set_context modes: {', '.join(modes)})")
+    print(f"  syntax-level: {config.syntax_level}")
+    print(f"  allowed-constant-calls: {list(config.allowed_constant_calls)}")
+    print(f"  extra-jit-decorators: {list(config.extra_jit_decorators)}")
+    print(f"  jobs: {config.jobs or '(decided from the work)'}")
+    print(f"  enabled rules: {', '.join(code for code, on in sorted(rules.items()) if on)}")
+    return EXIT_CLEAN
 
 
 def _display(finding):
     """Paths as the user would type them: relative to the working directory when below it."""
     path = _display_path(finding.path)
-    if path == finding.path:
-        return finding
-    from dataclasses import replace
-
-    return replace(finding, path=path)
+    return finding if path == finding.path else replace(finding, path=path)
 
 
 def _display_path(path: str) -> str:
@@ -207,33 +365,29 @@ def _display_path(path: str) -> str:
     return path if relative.startswith(os.pardir) else relative
 
 
-def _common_directory(paths: List[str]) -> str:
-    absolute = [os.path.abspath(p) for p in paths]
-    try:
-        common = os.path.commonpath(absolute)
-    except ValueError:
-        return os.getcwd()
-    return common if os.path.isdir(common) else os.path.dirname(common)
-
-
-def _list_rules(output_format: str) -> int:
+def _list_rules(output_format: str, config: config_module.Config) -> int:
     rules = list(registry())
+    enabled = config_module.enabled_rules(config)
     if output_format == "json":
-        json.dump([dict(r.as_dict(), fixable=FIXABLE.get(r.code)) for r in rules], sys.stdout, indent=2)
+        json.dump([dict(r.as_dict(), enabled=enabled[r.code], fixable=FIXABLE.get(r.code)) for r in rules],
+                  sys.stdout, indent=2)
         sys.stdout.write("\n")
         return EXIT_CLEAN
     width = max(len(r.symbol) for r in rules)
+    print(f"{'code':<5}  {'symbol':<{width}}  {'severity':<8}  {'now':<3}  {'default':<7}  summary")
     for rule in rules:
-        default = "on " if rule.default_enabled else "off"
-        fix = f"fix:{FIXABLE[rule.code]:<9}" if rule.code in FIXABLE else " " * 13
-        print(f"{rule.code}  {rule.symbol:<{width}}  {rule.severity:<7}  {default}  {fix} {rule.summary}")
+        now = "on" if enabled[rule.code] else "off"
+        default = "on" if rule.default_enabled else "off"
+        fix = f"fix:{FIXABLE[rule.code]}" if rule.code in FIXABLE else ""
+        print(f"{rule.code}  {rule.symbol:<{width}}  {rule.severity:<8}  {now:<3}  {default:<7}  {fix:<13} "
+              f"{rule.summary}")
     return EXIT_CLEAN
 
 
 def _explain(code: str) -> int:
     rule = registry().get(code)
     if rule is None:
-        raise UsageError(f"--explain: {code!r} is not a rule code or symbol (see mslint --list-rules)")
+        raise UsageError(f"--explain: {code!r} is not a rule code, symbol or pylint id (see mslint --list-rules)")
     page = rule_pages.read_page(rule.code)
     if page is None:
         print(f"{rule.code} {rule.symbol} ({rule.severity})\n\n{rule.summary}\n\nFix: {rule.fix}\n\n{rule.url}")

@@ -8,6 +8,8 @@ import sys
 from dataclasses import dataclass, field, replace
 from typing import Dict, List, Optional, Tuple
 
+from mslint.directories import PROJECT_MARKERS, nearest_directory_with
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on older interpreters only
@@ -16,6 +18,7 @@ else:  # pragma: no cover - exercised on older interpreters only
 SUPPORTED_TARGET_VERSIONS = ("1.6", "1.7", "1.8", "1.9", "1.10", "2.0", "2.1", "2.2", "2.3", "2.4", "2.5",
                              "2.6", "2.7", "2.8", "2.9", "2.10")
 DEFAULT_TARGET_VERSION = "2.10"
+NEWEST_TARGET_VERSION = SUPPORTED_TARGET_VERSIONS[-1]
 DEFAULT_ALLOWED_CONSTANT_CALLS = ("math.sqrt", "math.log", "math.ceil", "math.floor")
 
 
@@ -27,8 +30,15 @@ class ConfigError(Exception):
 class Config:
     select: Optional[Tuple[str, ...]] = None  # None: the default rule set
     ignore: Tuple[str, ...] = ()
+    extend_select: Tuple[str, ...] = ()
+    # the command line's selection, applied after the file's (see enabled_rules)
+    cli_select: Optional[Tuple[str, ...]] = None
+    cli_extend_select: Tuple[str, ...] = ()
+    cli_ignore: Tuple[str, ...] = ()
     per_file_ignores: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()
     exclude: Tuple[str, ...] = ()
+    extend_exclude: Tuple[str, ...] = ()
+    jobs: Optional[int] = None  # None: decided from the work (mslint.runner)
     target_version: str = DEFAULT_TARGET_VERSION
     graph_mode: str = "auto"
     syntax_level: str = "lax"
@@ -36,6 +46,8 @@ class Config:
     extra_jit_decorators: Tuple[str, ...] = ()
     source: Optional[str] = None  # the pyproject.toml it came from
     root: str = field(default_factory=os.getcwd)  # patterns are relative to this directory
+    # one-line notes for the user (a target-version newer than mslint knows); not a setting
+    warnings: Tuple[str, ...] = field(default=(), compare=False)
 
     def with_overrides(self, **changes) -> "Config":
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
@@ -45,8 +57,13 @@ class Config:
 
     def fingerprint(self) -> str:
         """A stable text of every setting that changes findings (for caches)."""
-        return repr((self.select, self.ignore, self.per_file_ignores, self.target_version, self.graph_mode,
+        return repr((self.selection_layers(), self.per_file_ignores, self.target_version, self.graph_mode,
                      self.syntax_level, self.allowed_constant_calls, self.extra_jit_decorators))
+
+    def selection_layers(self) -> Tuple[Tuple[Optional[Tuple[str, ...]], Tuple[str, ...], Tuple[str, ...]], ...]:
+        """(select, extend-select, ignore) of the file, then of the command line."""
+        return ((self.select, self.extend_select, self.ignore),
+                (self.cli_select, self.cli_extend_select, self.cli_ignore))
 
     def ignored_for(self, path: str) -> Tuple[str, ...]:
         """Selectors per-file-ignores applies to this file."""
@@ -60,7 +77,7 @@ class Config:
     def is_excluded(self, path: str) -> bool:
         relative = _relative(path, self.root)
         name = os.path.basename(path.rstrip(os.sep))
-        return any(_glob_match(relative, p) or fnmatch.fnmatch(name, p) for p in self.exclude)
+        return any(_glob_match(relative, p) or fnmatch.fnmatch(name, p) for p in self.exclude + self.extend_exclude)
 
 
 def _version_tuple(text: str) -> Tuple[int, ...]:
@@ -85,7 +102,7 @@ def _glob_match(relative: str, pattern: str) -> bool:
     return False
 
 
-_SELECTOR_RE = re.compile(r"^(MS\d{0,3}|[a-z0-9]+(-[a-z0-9]+)*)$")
+_SELECTOR_RE = re.compile(r"^(MS\d{0,3}|[EWC]8\d{3}|[a-z0-9]+(-[a-z0-9]+)*)$")
 
 
 def _error(source: str, key: str, problem: str) -> ConfigError:
@@ -103,19 +120,47 @@ def _string_list(value, source: str, key: str) -> Tuple[str, ...]:
 
 
 def check_selectors(selectors, source: str, key: str) -> Tuple[str, ...]:
-    """Rule codes, code prefixes (MS1, MS10) or symbols; each must name at least one rule."""
+    """Rule codes, code prefixes (MS1, MS10), symbols or pylint ids (E8101, kept as its code);
+    each must name at least one rule."""
     from mslint.rules import registry
 
     rules = registry()
     checked = []
     for selector in _string_list(selectors, source, key):
         normalized = selector.strip()
-        if normalized.upper().startswith("MS"):
+        if normalized.upper().startswith("MS") or re.match(r"^[ewc]8\d{3}$", normalized, re.I):
             normalized = normalized.upper()
         if not _SELECTOR_RE.match(normalized) or not rules.matching(normalized):
-            raise _error(source, key, f"{selector!r} is not a rule code, code prefix or rule symbol")
+            raise _error(source, key, f"{selector!r} is not a rule code, code prefix, rule symbol or pylint id")
+        if normalized[0] in "EWC":
+            normalized = rules.get(normalized).code
         checked.append(normalized)
     return tuple(checked)
+
+
+def check_target_version(value, source: str, key: str) -> Tuple[str, Tuple[str, ...]]:
+    """A MindSpore version "X.Y" and the warnings it deserves: a TOML number is refused (2.10
+    would be read as 2.1); a version newer than mslint knows is accepted with a warning."""
+    if not isinstance(value, str):
+        raise _error(source, key, f"expected a string such as \"{DEFAULT_TARGET_VERSION}\", got the number "
+                                  f"{value!r}: quote it (TOML reads 2.10 as 2.1)")
+    if not re.match(r"^\d+\.\d+$", value) or _version_tuple(value) < _version_tuple(SUPPORTED_TARGET_VERSIONS[0]):
+        raise _error(source, key, f"expected a MindSpore version from \"{SUPPORTED_TARGET_VERSIONS[0]}\" on, "
+                                  f"such as \"{DEFAULT_TARGET_VERSION}\", got {value!r}")
+    if _version_tuple(value) > _version_tuple(NEWEST_TARGET_VERSION):
+        where = source if source.startswith("--") else f"{source}: [tool.mslint] {key}"
+        return value, (f"{where}: MindSpore {value} is newer than the newest version mslint knows "
+                       f"({NEWEST_TARGET_VERSION}); checking as for {NEWEST_TARGET_VERSION}",)
+    if value not in SUPPORTED_TARGET_VERSIONS:  # e.g. "2.03"
+        raise _error(source, key, f"expected one of {', '.join(SUPPORTED_TARGET_VERSIONS)} "
+                                  f"(or a newer version), got {value!r}")
+    return value, ()
+
+
+def _jobs(value, source: str, key: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise _error(source, key, f"expected a number of worker processes (0: decided from the work), got {value!r}")
+    return value
 
 
 def _choice(value, source: str, key: str, choices) -> str:
@@ -139,15 +184,18 @@ def _per_file_ignores(value, source: str, key: str) -> Tuple[Tuple[str, Tuple[st
 
 
 _KEYS = {
-    "select": lambda v, s, k: check_selectors(v, s, k),
-    "ignore": lambda v, s, k: check_selectors(v, s, k),
+    "select": check_selectors,
+    "extend-select": check_selectors,
+    "ignore": check_selectors,
     "per-file-ignores": _per_file_ignores,
     "exclude": _string_list,
-    "target-version": lambda v, s, k: _choice(str(v), s, k, SUPPORTED_TARGET_VERSIONS),
+    "extend-exclude": _string_list,
+    "target-version": check_target_version,
     "graph-mode": lambda v, s, k: _choice(v, s, k, ("auto", "always", "never")),
     "syntax-level": lambda v, s, k: _choice(v, s, k, ("lax", "strict")),
     "allowed-constant-calls": _qualified_names,
     "extra-jit-decorators": _qualified_names,
+    "jobs": _jobs,
 }
 CONFIG_KEYS = tuple(_KEYS)
 
@@ -164,7 +212,12 @@ def parse_table(table: dict, source: str, root: str) -> Config:
                 hint = f" (did you mean {key.replace('_', '-')!r}?)"
             raise _error(source, key, f"unknown key{hint}; known keys: {', '.join(CONFIG_KEYS)}")
         values[key.replace("-", "_")] = _KEYS[key](value, source, key)
-    return Config(source=source, root=root, **values)
+    warnings: Tuple[str, ...] = ()
+    if "target_version" in values:
+        values["target_version"], warnings = values["target_version"]
+    if values.get("jobs") == 0:
+        values["jobs"] = None
+    return Config(source=source, root=root, warnings=warnings, **values)
 
 
 def load_file(path: str) -> Optional[Config]:
@@ -221,26 +274,62 @@ def discover(start: str, explicit: Optional[str] = None) -> Config:
         found = load_file(path)
         if found is not None:
             return found
-    return Config(root=os.path.abspath(start if os.path.isdir(start) else os.path.dirname(os.path.abspath(start))))
+    directory = os.path.abspath(start if os.path.isdir(start) else os.path.dirname(os.path.abspath(start)))
+    return Config(root=find_project_root(directory) or directory)
+
+
+def find_project_root(start: str) -> Optional[str]:
+    """The nearest directory from `start` upwards holding pyproject.toml, setup.cfg, setup.py or .git."""
+    return nearest_directory_with(start, PROJECT_MARKERS)
+
+
+class PerFile:
+    """Each file's configuration: the nearest [tool.mslint] above it (`--config FILE` for every
+    file when given), with the command line's settings applied on top; found once per directory."""
+
+    def __init__(self, explicit: Optional[str] = None, overrides=None):
+        self._overrides = overrides or (lambda config: config)
+        self._explicit = self._overrides(discover(".", explicit)) if explicit is not None else None
+        self._by_directory: Dict[str, Config] = {}
+
+    def __call__(self, path: str) -> Config:
+        if self._explicit is not None:
+            return self._explicit
+        absolute = os.path.abspath(path)
+        directory = absolute if os.path.isdir(absolute) else os.path.dirname(absolute)
+        if directory not in self._by_directory:
+            self._by_directory[directory] = self._overrides(discover(directory))
+        return self._by_directory[directory]
+
+    def warnings(self) -> List[str]:
+        """The warnings of every configuration found so far, each once, in order."""
+        found = [self._explicit] if self._explicit is not None else list(self._by_directory.values())
+        return list(dict.fromkeys(warning for config in found for warning in config.warnings))
 
 
 def enabled_rules(config: Config, path: Optional[str] = None) -> Dict[str, bool]:
-    """code -> enabled, after select, ignore and (for a file) per-file-ignores."""
+    """code -> enabled.  The defaults, then the file's selection, then the command line's
+    (docs/configuration.md, "Which rules run"): in each, `select` starts afresh from the
+    rules it names, `extend-select` adds, `ignore` removes; a prefix turns on every rule
+    under it, off-by-default ones included, only where it is selected.  Per-file-ignores last."""
     from mslint.rules import registry
 
     rules = registry()
-    if config.select is None:
-        enabled = {rule.code: rule.default_enabled for rule in rules}
-    else:
-        enabled = {rule.code: False for rule in rules}
-        for selector in config.select:
+    enabled = {rule.code: rule.default_enabled for rule in rules}
+
+    def turn(selectors, state: bool) -> None:
+        for selector in selectors:
             for rule in rules.matching(selector):
-                enabled[rule.code] = True
-    for rule in rules:  # the tool's own findings (unparsable file, internal error) stay on unless ignored
-        if rule.code.startswith("MS0") and rule.default_enabled:
-            enabled[rule.code] = True
-    ignored = list(config.ignore) + (list(config.ignored_for(path)) if path else [])
-    for selector in ignored:
-        for rule in rules.matching(selector):
-            enabled[rule.code] = False
+                enabled[rule.code] = state
+
+    for select, extend_select, ignore in config.selection_layers():
+        if select is not None:
+            enabled = {rule.code: False for rule in rules}
+            # the tool's own findings (unparsable file, internal error) stay on unless ignored
+            turn([rule.code for rule in rules if rule.code.startswith("MS0") and rule.default_enabled], True)
+            turn(select, True)
+        turn(extend_select, True)
+        turn(ignore, False)
+    if path:
+        turn(config.ignored_for(path), False)
     return enabled

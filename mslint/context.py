@@ -1,6 +1,8 @@
 """ModuleContext: the analysis of one module that every rule shares (computed once)."""
 from __future__ import annotations
 
+import os
+from dataclasses import replace
 from typing import Dict, Iterator, List, Optional, Tuple, Type
 
 from astroid import nodes
@@ -8,10 +10,11 @@ from astroid import nodes
 from mslint import lattice
 from mslint.classes import ClassIndex
 from mslint.config import Config
-from mslint.findings import Finding, finding_at
+from mslint.findings import CallSite, Finding, finding_at
 from mslint.resolve import Resolver
 from mslint.rules import Rule
-from mslint.scope import GraphFunction, GraphScope, NodeIndex, TypePositions
+from mslint.project import program_mode
+from mslint.scope import GraphFunction, GraphScope, NodeIndex, TypePositions, hop_text
 
 
 class ModuleContext:
@@ -37,7 +40,8 @@ class ModuleContext:
         if self._scope is None:
             self._scope = GraphScope(self.module, self.resolver, self.classes, self.interpreter, index=self.index,
                                      graph_mode=self.config.graph_mode,
-                                     strict=self.config.syntax_level == "strict")
+                                     strict=self.config.syntax_level == "strict",
+                                     program_mode=program_mode(self.module.file or self.path))
         return self._scope
 
     @property
@@ -55,7 +59,8 @@ class ModuleContext:
         self._scope = GraphScope.empty(self.module, self.resolver, self.classes, self.interpreter)
 
     def graph_functions(self) -> List[GraphFunction]:
-        return self.scope.local_functions()
+        """Every graph function this module's roots reach, wherever it is defined."""
+        return self.scope.reached_functions()
 
     def graph_nodes(self, *types: Type[nodes.NodeNG], parsed: bool = False
                     ) -> Iterator[Tuple[nodes.NodeNG, GraphFunction]]:
@@ -149,10 +154,28 @@ class ModuleContext:
 
     # -- reporting ---------------------------------------------------------------------
     def finding(self, rule: Rule, node, message: str, gf: Optional[GraphFunction] = None, fix=None) -> Finding:
-        """A finding at `node`; inside a helper the message says how graph code reaches it."""
+        """A finding at `node`, in the file that holds it (a helper of another module is reported
+        in its own file; mslint.routing decides where the run shows it); inside a helper the
+        message says how graph code reaches it."""
+        path = self._path_of(node)
         reach: Tuple[str, ...] = ()
+        calls: Tuple[CallSite, ...] = ()
         if gf is not None and gf.reach:
-            text = gf.reach_text(self.path)
-            message = f"{message} (in {gf.display}, {text})"
-            reach = tuple(f"{hop.caller} (line {hop.line})" for hop in gf.reach) + (gf.display,)
-        return finding_at(rule, node, message, self.path, reach, fix)  # fix: a mslint.fixes.Fix, or None
+            message = f"{message} (in {gf.display}, {gf.reach_text(path)})"
+            reach = tuple(hop_text(hop, path) for hop in gf.reach) + (gf.display,)
+            callees = [hop.caller for hop in gf.reach[1:]] + [gf.display]
+            calls = tuple(CallSite(os.path.abspath(hop.path), hop.line, hop.column, hop.end_line, hop.end_column, callee)
+                          for hop, callee in zip(gf.reach, callees))
+        found = finding_at(rule, node, message, path, reach, fix)  # fix: a mslint.fixes.Fix, or None
+        marked = gf.graph_mode_only if gf is not None else (
+            self._scope is not None and node is not None and self._scope.only_in_graph_mode(node))
+        if calls or marked:
+            found = replace(found, calls=calls, graph_mode_only=marked)
+        return found
+
+    def _path_of(self, node) -> str:
+        """The linted path for this module's nodes; the absolute file of another module's."""
+        root = node.root() if node is not None else None
+        if root is None or root is self.module or not getattr(root, "file", None):
+            return self.path
+        return os.path.abspath(root.file)

@@ -11,6 +11,18 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
+class CallSite:
+    """A call on the way from a graph root to a finding: where it is, and what it calls."""
+
+    path: str  # absolute
+    line: int
+    column: int  # 0-based
+    end_line: Optional[int]
+    end_column: Optional[int]
+    callee: str  # 'to_host', 'Net.helper'
+
+
+@dataclass(frozen=True)
 class Finding:
     rule: Rule
     path: str
@@ -21,6 +33,12 @@ class Finding:
     message: str
     # how the code is reached from a graph root, outermost first: ("MySampler.construct (line 32)", ...)
     reach: Tuple[str, ...] = field(default=())
+    # the calls of that chain, with their files and spans (to report at a call site, mslint.routing)
+    calls: Tuple[CallSite, ...] = field(default=(), compare=False)
+    # reached only from a plain construct/bprop: a finding only if the program runs in GRAPH_MODE
+    graph_mode_only: bool = False
+    # where the problem itself is, when the finding is reported at a call site leading to it
+    origin: Optional[Tuple[str, int, int]] = None
     fix: Optional["Fix"] = None  # text edits that remove the problem (mslint --fix), or None
 
     @property

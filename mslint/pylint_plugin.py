@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 import os
+from dataclasses import replace
 from typing import Dict, List, Optional, Tuple
 
 from astroid import nodes
@@ -18,12 +19,13 @@ from pylint.constants import WarningScope
 from pylint.interfaces import HIGH
 
 from mslint import config as config_module
+from mslint import project, routing
 from mslint.context import ModuleContext
 from mslint.engine import check_module
 from mslint.findings import Finding
-from mslint.cache import ResultCache, cache_directory
+from mslint.cache import ResultCache, cache_directory, content_hash
 from mslint.resolve import module_name_for_file
-from mslint.runner import GC_THRESHOLDS, may_hold_graph_code, unsuppressed
+from mslint.runner import GC_THRESHOLDS, decode_source, may_hold_graph_code, read_bytes, unsuppressed
 from mslint.rules import BAD_CONFIGURATION, TOOL_RULES, Rule, registry
 from mslint.scope import NodeIndex
 
@@ -31,7 +33,8 @@ CHECKER_NAME = "mslint"
 
 
 class _RunState:
-    """What the checkers of one pylint run share: configs by directory, the current module's findings."""
+    """What the checkers of one pylint run share: configs by directory, the files of the run,
+    every module analysis made so far, and the current module's findings."""
 
     def __init__(self):
         self.configs: Dict[str, config_module.Config] = {}
@@ -41,24 +44,19 @@ class _RunState:
         self.walking = None  # the module whose nodes `walked` holds (pylint's walk, in progress or done)
         self.walked: list = []
         self.caches: Dict[str, Optional[ResultCache]] = {}
+        self.analyses: Dict[tuple, List[Finding]] = {}  # (file, content hash, rules) -> its analysis
+        self.built: Optional[Dict[str, object]] = None  # file -> the astroid tree pylint built
+        self.built_from = 0  # the size of astroid's cache when `built` was listed
+        self.linter = None
 
-    def cached_findings(self, module, path: str, config: config_module.Config,
-                        source: bytes) -> Optional[List[Finding]]:
-        """The command's cached findings for this source of the file, if its result cache holds
-        valid ones.
-
-        The plugin only reads the cache: pylint builds star-imported modules itself, so the
-        plugin cannot record every module an analysis read, which a cache entry needs."""
+    def cache_for(self, config: config_module.Config) -> Optional[ResultCache]:
+        """The command's result cache for this configuration, if it exists (loaded once)."""
         directory = cache_directory(config.root)
         namespace = ResultCache.namespace(config)
-        key = os.path.join(directory, namespace)  # one cache file, loaded once
+        key = os.path.join(directory, namespace)
         if key not in self.caches:
             self.caches[key] = ResultCache(directory, namespace) if os.path.isdir(directory) else None
-        cache = self.caches[key]
-        if cache is None or not module.file or not os.path.isfile(module.file):
-            return None
-        digest = cache.hashes.remember(module.file, source)
-        return cache.lookup(path, digest, module_name_for_file(module.file))
+        return self.caches[key]
 
     def config_for(self, path: str) -> Tuple[config_module.Config, Optional[str]]:
         directory = os.path.dirname(os.path.abspath(path))
@@ -77,6 +75,16 @@ class _RunState:
 _STATE = _RunState()
 
 
+def _start_run(linter) -> None:
+    """A new pylint run (a new linter, or a worker's copy of it) starts afresh: the files on
+    disk may have changed since the last one."""
+    global _STATE
+    if _STATE.linter is not linter:
+        _STATE = _RunState()
+        _STATE.linter = linter
+        project.forget_projects()
+
+
 def _source_bytes(module) -> bytes:
     """The source pylint is checking: what it was given (an editor's buffer), else the file."""
     data = getattr(module, "file_bytes", None)
@@ -91,30 +99,110 @@ def _source_bytes(module) -> bytes:
     return data or b""
 
 
+def _analysis(path: str, data: bytes, config: config_module.Config, enabled: Dict[str, bool],
+              compute) -> List[Finding]:
+    """A module's analysis (its roots' findings, wherever they are), computed once per run:
+    from the command's cache when it holds it, else by `compute()`."""
+    absolute = os.path.abspath(path)
+    digest = content_hash(data)
+    key = (absolute, digest, config.fingerprint(), tuple(sorted(c for c, on in enabled.items() if on)))
+    if key not in _STATE.analyses:
+        cache = _STATE.cache_for(config)
+        identity = project.analysis_identity(absolute, module_name_for_file(absolute))
+        found = cache.lookup(absolute, digest, identity) if cache is not None else None
+        if found is None:
+            found = compute()
+        _STATE.analyses[key] = [f for f in found if enabled.get(f.code)]
+    return _STATE.analyses[key]
+
+
+def _own_analysis(module, path: str, source: str, config, enabled) -> List[Finding]:
+    """The analysis of pylint's current module, on pylint's own tree."""
+    if not may_hold_graph_code(source, config):  # the command's text pre-filter (mslint.runner)
+        return []
+    saved = gc.get_threshold()
+    gc.set_threshold(*GC_THRESHOLDS)  # astroid-heavy work: see mslint.runner
+    index = NodeIndex(module, _STATE.walked, WALKED_TYPES) if _STATE.walking is module else None
+    try:
+        return check_module(ModuleContext(module, path, config, index), enabled)
+    finally:
+        gc.set_threshold(*saved)
+
+
+def _context_analysis(path: str, config, enabled) -> List[Finding]:
+    """The analysis of another module whose graph code may reach the current one, on the tree
+    pylint built for it (pylint builds every file of a serial run before linting any) or,
+    for a module outside the run, on one astroid builds as pylint would."""
+    try:
+        data = read_bytes(path)
+        source = decode_source(data)
+    except (OSError, UnicodeDecodeError, SyntaxError, LookupError):
+        return []  # its own lint reports it
+    if not may_hold_graph_code(source, config):
+        return []
+
+    def compute() -> List[Finding]:
+        module = _built_module(path)
+        if module is None:
+            return []
+        saved = gc.get_threshold()
+        gc.set_threshold(*GC_THRESHOLDS)
+        try:
+            return check_module(ModuleContext(module, path, config), enabled)
+        finally:
+            gc.set_threshold(*saved)
+
+    return _analysis(path, data, config, enabled, compute)
+
+
+def _built_module(path: str):
+    """pylint's (astroid's) tree of a file: the one already built if there is one."""
+    import astroid
+
+    absolute = os.path.abspath(path)
+    cache = astroid.MANAGER.astroid_cache
+    if _STATE.built is None or (absolute not in _STATE.built and len(cache) != _STATE.built_from):
+        _STATE.built = {os.path.abspath(m.file): m for m in list(cache.values()) if getattr(m, "file", None)}
+        _STATE.built_from = len(cache)
+    found = _STATE.built.get(absolute)
+    if found is None:
+        try:
+            found = astroid.MANAGER.ast_from_file(absolute, module_name_for_file(absolute), source=True)
+        except Exception:  # noqa: BLE001 - unreadable or unparsable: its own lint reports it
+            return None
+        _STATE.built[absolute] = found
+    return found
+
+
 def _module_findings(linter, module) -> List[Finding]:
-    """Every mslint finding for the module pylint is visiting, computed once per module."""
+    """Every mslint finding for the module pylint is visiting, computed once per module: from
+    its own analysis and those of the project modules that import it (their graph code may
+    reach its helpers), routed as the command routes them (mslint.routing)."""
+    _start_run(linter)
     if _STATE.module is module:
         return _STATE.findings
     path = module.file or module.name
+    absolute = os.path.abspath(path)
     config, error = _STATE.config_for(path)
-    enabled = config_module.enabled_rules(config, path)
+    enabled = config_module.enabled_rules(config)
     for rule in registry():
         if not linter.is_message_enabled(rule.pylint_id):
             enabled[rule.code] = False
     data = _source_bytes(module)
     source = data.decode("utf-8", errors="replace")
-    findings = []
-    cached = _STATE.cached_findings(module, path, config, data)
-    if cached is not None:
-        findings = [f for f in cached if enabled.get(f.code)]
-    elif may_hold_graph_code(source, config):  # the command's text pre-filter (mslint.runner)
-        saved = gc.get_threshold()
-        gc.set_threshold(*GC_THRESHOLDS)  # astroid-heavy work: see mslint.runner
-        index = NodeIndex(module, _STATE.walked, WALKED_TYPES) if _STATE.walking is module else None
-        try:
-            findings = check_module(ModuleContext(module, path, config, index), enabled)
-        finally:
-            gc.set_threshold(*saved)
+    raw = list(_analysis(path, data, config, enabled,
+                         lambda: _own_analysis(module, path, source, config, enabled)))
+    if module.file:
+        model = project.project_for(absolute)
+        for importer in model.all_importers(absolute):
+            raw.extend(_context_analysis(importer, config, enabled))
+    run_paths = {p: p for p in _run_files(linter)}
+    run_paths[absolute] = absolute
+    routed = routing.route(raw, run_paths, lambda p: project.project_for(p).contains(p))
+    findings = [replace(f, path=path) for f in routed if f.path == absolute]
+    kept, _ = routing.withheld(findings)
+    per_file = config_module.enabled_rules(config, path)
+    findings = [f for f in kept if per_file.get(f.code)]
     if error and error not in _STATE.reported_config_errors:
         _STATE.reported_config_errors.add(error)
         findings.append(Finding(BAD_CONFIGURATION, path, 1, 0, None, None, error))
@@ -122,6 +210,35 @@ def _module_findings(linter, module) -> List[Finding]:
     _STATE.module, _STATE.findings = module, sorted(findings, key=Finding.sort_key)
     _STATE.walking, _STATE.walked = None, []
     return _STATE.findings
+
+
+# -- the files of the run ---------------------------------------------------------------------
+# A finding in a helper belongs to the helper's file when pylint lints that file too, and to
+# the call in the current file when it does not.  pylint does not tell a checker which files
+# it will lint, so the plugin records them where pylint lists them (before the workers of
+# `-j N` are forked, so they inherit the list on the linter).  Without it (another pylint,
+# `--from-stdin`), the run is taken to be the current file alone.
+_RUN_FILES_ATTRIBUTE = "_mslint_run_files"
+
+
+def _run_files(linter) -> frozenset:
+    return getattr(linter, _RUN_FILES_ATTRIBUTE, None) or frozenset()
+
+
+def record_run_files() -> None:
+    from pylint.lint import PyLinter
+
+    original = getattr(PyLinter, "_iterate_file_descrs", None)
+    if original is None or getattr(original, "_mslint_records", False):
+        return
+
+    def iterate_file_descrs(self, *args, **kwargs):
+        items = list(original(self, *args, **kwargs))
+        setattr(self, _RUN_FILES_ATTRIBUTE, frozenset(os.path.abspath(item.filepath) for item in items))
+        return iter(items)
+
+    iterate_file_descrs._mslint_records = True
+    PyLinter._iterate_file_descrs = iterate_file_descrs
 
 
 def _msgs(rules) -> dict:

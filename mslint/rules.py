@@ -113,6 +113,7 @@ class Registry:
     def __init__(self, rules: Iterable[Rule]):
         self._by_code: Dict[str, Rule] = {}
         self._by_symbol: Dict[str, Rule] = {}
+        self._by_pylint_id: Dict[str, Rule] = {}
         for rule in rules:
             if rule.code in self._by_code:
                 raise ValueError(f"duplicate rule code {rule.code}")
@@ -120,6 +121,7 @@ class Registry:
                 raise ValueError(f"duplicate rule symbol {rule.symbol}")
             self._by_code[rule.code] = rule
             self._by_symbol[rule.symbol] = rule
+            self._by_pylint_id[rule.pylint_id] = rule
 
     def __iter__(self):
         return iter(sorted(self._by_code.values(), key=lambda r: r.code))
@@ -127,14 +129,16 @@ class Registry:
     def __len__(self):
         return len(self._by_code)
 
-    def get(self, code_or_symbol: str) -> Optional[Rule]:
-        key = code_or_symbol.strip()
-        return self._by_code.get(key.upper()) or self._by_symbol.get(key.lower())
+    def get(self, name: str) -> Optional[Rule]:
+        """The rule a code (MS101), symbol or pylint id (E8101) names."""
+        key = name.strip()
+        return (self._by_code.get(key.upper()) or self._by_symbol.get(key.lower())
+                or self._by_pylint_id.get(key.upper()))
 
     def matching(self, selector: str) -> List[Rule]:
-        """Rules a selector names: a code prefix (MS1, MS10, MS101) or a symbol."""
+        """Rules a selector names: a code prefix (MS1, MS10, MS101), a symbol or a pylint id."""
         sel = selector.strip()
-        rule = self._by_symbol.get(sel.lower())
+        rule = self._by_symbol.get(sel.lower()) or self._by_pylint_id.get(sel.upper())
         if rule is not None:
             return [rule]
         sel = sel.upper()

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import gc
 import io
+import math
 import os
 import re
 import stat
@@ -28,52 +29,27 @@ import sys
 import tokenize
 from collections import OrderedDict
 from concurrent.futures import ProcessPoolExecutor
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from mslint import budget
 from mslint import config as config_module
+from mslint import project
 from mslint import resolve
+from mslint import routing
 from mslint.cache import ResultCache
 from mslint.findings import Finding
+from mslint.project import SKIPPED_DIRECTORIES  # noqa: F401 - part of this module's interface
 from mslint.resolve import ReadLog, module_name_for_file
 from mslint.rules import ANALYSIS_INCOMPLETE, FILE_UNREADABLE, SYNTAX_ERROR, USELESS_SUPPRESSION, registry
 from mslint.suppression import Suppressions, useless_suppressions
 
-# Directories never worth descending into: VCS, virtual environments, builds, caches.
-SKIPPED_DIRECTORIES = frozenset({
-    ".git", ".hg", ".svn", ".bzr", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".mslint_cache",
-    ".tox", ".nox", ".eggs", "build", "dist", "node_modules", "site-packages", ".venv", "venv", ".ipynb_checkpoints",
-})
 SERIAL_BELOW = 8  # fewer files than this: worker processes cost more than they save
+# Less source than this to analyse (after the cache): one process.  Starting workers and
+# building each package's modules once per worker costs about a second, which ~1.5 MB of
+# source (about 150 typical files) does not win back (docs/performance.md, "Worker processes").
+PARALLEL_FROM_BYTES = 1_500_000
 MAX_MODULES = 192  # project modules kept built per process (a bound on memory for large trees)
 PREFILTER_VARIABLE = "MSLINT_PREFILTER"  # "0": analyse every file (to check the pre-filter)
-
-
-class UsageError(Exception):
-    """A problem with the command line itself (exit status 2)."""
-
-
-def discover(paths: Sequence[str], config: config_module.Config) -> List[str]:
-    """The Python files to lint, sorted; explicitly named files are always included."""
-    found = set()
-    for path in paths:
-        if not os.path.exists(path) and not os.path.islink(path):
-            raise UsageError(f"{path}: no such file or directory")
-        if os.path.isfile(path):
-            found.add(os.path.normpath(path))
-            continue
-        for directory, subdirectories, files in os.walk(path):
-            subdirectories[:] = sorted(
-                d for d in subdirectories
-                if d not in SKIPPED_DIRECTORIES and not d.endswith(".egg-info")
-                and not os.path.isfile(os.path.join(directory, d, "pyvenv.cfg"))
-                and not config.is_excluded(os.path.join(directory, d))
-            )
-            for name in files:
-                full = os.path.normpath(os.path.join(directory, name))
-                if name.endswith(".py") and not config.is_excluded(full):
-                    found.add(full)
-    return sorted(found)
 
 
 # -- reading -------------------------------------------------------------------------------
@@ -314,7 +290,9 @@ def _analyse(path: str, source: str, config: config_module.Config) -> _Result:
                            log)
         except Exception as error:  # noqa: BLE001 - astroid's own bugs stay one file's problem
             return _Result(path, [internal_error(path, None, error)], log)
-        enabled = config_module.enabled_rules(config, path)
+        # the rules the configuration turns on; per-file-ignores apply to the file a finding is
+        # reported in, once the run has routed it (a helper's finding may belong elsewhere)
+        enabled = config_module.enabled_rules(config)
         findings = check_module(ModuleContext(module, path, config), enabled)
     finally:
         resolve.HOOKS.log = None
@@ -376,80 +354,203 @@ class _RecursionLimit:
         sys.setrecursionlimit(self.limit)
 
 
-def _lint_many(task: Tuple[Tuple[Tuple[str, str], ...], config_module.Config]) -> List[_Result]:
-    files, config = task
+Configs = Union[config_module.Config, Callable[[str], config_module.Config]]
+Caches = Union[None, ResultCache, Callable[[config_module.Config], Optional[ResultCache]]]
+
+
+class Progress:
+    """What a run tells about its progress (the command draws it; see mslint.progress)."""
+
+    def start(self, total: int) -> None:
+        """`total` files are to be done (the run's and the context files)."""
+
+    def advance(self, count: int = 1) -> None:
+        """`count` more files are done."""
+
+
+def _lint_many(task: Tuple[Tuple[str, str, config_module.Config], ...],
+               progress: Optional[Progress] = None) -> List[_Result]:
+    results = []
     with _RecursionLimit():
-        return [_analyse(path, source, config) for path, source in files]
+        for path, source, config in task:
+            results.append(_analyse(path, source, config))
+            if progress is not None:
+                progress.advance(1)
+    return results
 
 
-def lint_paths(files: Iterable[str], config: config_module.Config, jobs: int = 1,
-               cache: Optional[ResultCache] = None) -> List[Finding]:
+def available_cores() -> int:
+    """The cores this process may run on (a container's share: sched_getaffinity) that the
+    last minute's load average leaves idle, at least one."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    try:
+        busy = os.getloadavg()[0]
+    except (AttributeError, OSError):  # Windows
+        busy = 0.0
+    return max(1, min(cores, math.ceil(cores - busy)))
+
+
+def worker_count(pending: Sequence[Tuple[str, str, config_module.Config]], jobs: int = 0) -> int:
+    """`jobs` if given, else decided from the work: one process for little source, the
+    available cores for more."""
+    if jobs > 0:
+        return jobs
+    if len(pending) < SERIAL_BELOW or sum(len(item[1]) for item in pending) < PARALLEL_FROM_BYTES:
+        return 1
+    return available_cores()
+
+
+def lint_paths(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches = None) -> List[Finding]:
     """Findings for all files, in a deterministic order whatever the number of jobs;
     with a cache, files whose results are still valid are not analysed again."""
+    return lint_run(files, config, jobs, cache).findings
+
+
+class RunReport:
+    """What a run reports: its findings, and how many were withheld because the code is
+    compiled only in GRAPH_MODE and the project only ever runs PyNative."""
+
+    def __init__(self, findings: List[Finding], withheld: int, files: int, context_files: int):
+        self.findings = findings
+        self.withheld = withheld
+        self.files = files
+        self.context_files = context_files
+
+
+def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches = None,
+             progress: Optional[Progress] = None) -> RunReport:
+    """Analyse the files, and the project modules outside them whose graph code may reach
+    them (their importers); report each finding once, in a file of the run (mslint.routing).
+
+    `config`: one configuration, or a function giving each file's (the nearest [tool.mslint]
+    above it); `cache`: one result cache, or a function giving each configuration's; `jobs`
+    0: decided from the work (`worker_count`); `progress` is told as files are done."""
+    config_for = config if callable(config) else (lambda path, _config=config: _config)
+    cache_for = cache if callable(cache) else (lambda _settings, _cache=cache: _cache)
     resolve.clear_file_caches()
-    findings: List[Finding] = []
-    pending: List[Tuple[str, str]] = []
-    digests: Dict[str, Tuple[str, str]] = {}
+    project.forget_projects()
+    files = list(files)
+    run_paths = {os.path.abspath(path): path for path in files}
+    context = context_files(run_paths, config_for)
+    raw: List[Finding] = []
+    pending: List[Tuple[str, str, config_module.Config]] = []
+    stored: Dict[str, Tuple[ResultCache, str, str]] = {}
     sources: Dict[str, str] = {}
-    for path in files:
+    used_caches: List[ResultCache] = []
+    if progress is not None:
+        progress.start(len(files) + len(context))
+    for path in files + context:
         data, source, problem = _read(path)
         if problem is not None:
-            findings.append(problem)
+            raw.append(problem)  # (a context file's problem is not this run's: routing drops it)
             continue
-        if cache is not None:
-            digest = cache.hashes.remember(path, data)
-            module_name = module_name_for_file(path)
-            cached = cache.lookup(path, digest, module_name)
-            if cached is not None:
-                findings.extend(unsuppressed(cached, source, config, path))
-                continue
-            digests[path] = (digest, module_name)
-        pending.append((path, source))
         sources[path] = source
+        settings = config_for(path)
+        results = cache_for(settings)
+        if results is not None:
+            if results not in used_caches:
+                used_caches.append(results)
+            digest = results.hashes.remember(path, data)
+            identity = project.analysis_identity(path, module_name_for_file(path))
+            cached = results.lookup(path, digest, identity)
+            if cached is not None:
+                raw.extend(cached)
+                if progress is not None:
+                    progress.advance(1)
+                continue
+            stored[path] = (results, digest, identity)
+        pending.append((path, source, settings))
 
     if pending:
+        jobs = worker_count(pending, jobs)
         if jobs <= 1 or len(pending) < SERIAL_BELOW:
             _start_session()
             try:
-                results = _lint_many((tuple(pending), config))
+                analysed = _lint_many(tuple(pending), progress)
             finally:
                 _end_session()
         else:
-            results = _lint_parallel(pending, config, jobs)
-        for result in results:
-            findings.extend(unsuppressed(result.findings, sources[result.path], config, result.path))
-            if cache is not None and not any(f.rule is ANALYSIS_INCOMPLETE for f in result.findings):
+            analysed = _lint_parallel(pending, jobs, progress)
+        for result in analysed:
+            raw.extend(result.findings)
+            if result.path in stored and not any(f.rule is ANALYSIS_INCOMPLETE for f in result.findings):
                 # an incomplete analysis depends on the machine's speed: analyse it again next time
-                digest, module_name = digests[result.path]
-                cache.store(result.path, digest, module_name, result.findings, result.files_read, result.lookups)
-    if cache is not None:
-        cache.save()
-    return sorted(findings, key=Finding.sort_key)
+                results, digest, identity = stored[result.path]
+                results.store(result.path, digest, identity, result.findings, result.files_read, result.lookups)
+    for results in used_caches:
+        results.save()
+    findings, withheld = report(raw, run_paths, sources, config_for)
+    return RunReport(findings, withheld, len(files), len(context))
 
 
-def lint_sources(sources: Sequence[Tuple[str, str]], config: config_module.Config) -> List[Finding]:
+def lint_sources(sources: Sequence[Tuple[str, str]], config: Configs) -> List[Finding]:
     """Findings for (path, text) pairs whose text is not what is on disk (yet): `--fix` lints
-    its fixed text again before writing, and `--diff` never writes.  No cache, one process."""
+    its fixed text again before writing, and `--diff` never writes.  No cache, one process;
+    only these files are analysed (not their importers: a helper's finding reached only from
+    another module's graph code is in the first, on-disk run, not in these re-runs)."""
+    config_for = config if callable(config) else (lambda path, _config=config: _config)
     resolve.clear_file_caches()
-    texts = dict(sources)
+    project.forget_projects()
+    pending = tuple((path, text, config_for(path)) for path, text in sources)
     _start_session()
     try:
-        results = _lint_many((tuple(sources), config))
+        analysed = _lint_many(pending)
     finally:
         _end_session()
+    raw = [finding for result in analysed for finding in result.findings]
+    findings, _ = report(raw, {os.path.abspath(path): path for path, _ in sources}, dict(sources), config_for)
+    return findings
+
+
+def context_files(run_paths: Dict[str, str], config_for: Callable[[str], config_module.Config]) -> List[str]:
+    """The project modules outside the run whose graph code may reach a file of the run: those
+    that import one, directly or through other modules, and may hold graph code."""
+    found: List[str] = []
+    by_project: Dict[str, List[str]] = {}
+    for absolute in run_paths:
+        by_project.setdefault(project.project_for(absolute).root, []).append(absolute)
+    for _, targets in sorted(by_project.items()):
+        model = project.project_for(targets[0])
+        outside = [path for path in model.files() if path not in run_paths and not config_for(path).is_excluded(path)]
+        if not outside:
+            continue
+        for path in model.importers(targets, outside):
+            text = model.text(path) or b""
+            if may_hold_graph_code(text.decode("utf-8", errors="replace"), config_for(path)):
+                found.append(path)
+    return found
+
+
+def report(raw: Iterable[Finding], run_paths: Dict[str, str], sources: Dict[str, str],
+           config_for: Callable[[str], config_module.Config]) -> Tuple[List[Finding], int]:
+    """(findings, how many withheld) from the findings of every analysis of a run: routed to
+    the files of the run, filtered by each file's rules and suppression comments."""
+    routed = routing.route(raw, run_paths, lambda path: project.project_for(path).contains(path))
+    by_file: Dict[str, List[Finding]] = {shown: [] for shown in run_paths.values()}
+    for finding in routed:
+        by_file[finding.path].append(finding)
     findings: List[Finding] = []
-    for result in results:
-        findings.extend(unsuppressed(result.findings, texts[result.path], config, result.path))
-    return sorted(findings, key=Finding.sort_key)
+    for shown, found in by_file.items():
+        settings = config_for(shown)
+        enabled = config_module.enabled_rules(settings, shown)
+        found = [f for f in found if enabled.get(f.code)]
+        source = sources.get(shown)
+        findings.extend(unsuppressed(found, source, settings, shown) if source is not None else found)
+    kept, held = routing.withheld(findings)
+    return sorted(kept, key=Finding.sort_key), len(held)
 
 
-def _lint_parallel(files: List[Tuple[str, str]], config: config_module.Config, jobs: int) -> List[_Result]:
+def _lint_parallel(files: List[Tuple[str, str, config_module.Config]], jobs: int,
+                   progress: Optional[Progress] = None) -> List[_Result]:
     # contiguous runs of files (sorted by path: one package's modules share dependencies,
     # built once per worker), several per worker and of similar size, in order
     chunk_count = min(len(files), jobs * 4)
-    target = sum(len(source) for _, source in files) / chunk_count
-    chunks: List[Tuple[Tuple[str, str], ...]] = []
-    current: List[Tuple[str, str]] = []
+    target = sum(len(item[1]) for item in files) / chunk_count
+    chunks: List[Tuple[Tuple[str, str, config_module.Config], ...]] = []
+    current: List[Tuple[str, str, config_module.Config]] = []
     size = 0
     for item in files:
         current.append(item)
@@ -461,6 +562,8 @@ def _lint_parallel(files: List[Tuple[str, str]], config: config_module.Config, j
         chunks.append(tuple(current))
     results: List[_Result] = []
     with ProcessPoolExecutor(max_workers=min(jobs, len(chunks)), initializer=_start_session) as pool:
-        for chunk_results in pool.map(_lint_many, [(chunk, config) for chunk in chunks]):
+        for chunk_results in pool.map(_lint_many, chunks):
             results.extend(chunk_results)
+            if progress is not None:
+                progress.advance(len(chunk_results))
     return results

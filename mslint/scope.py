@@ -31,11 +31,14 @@ GRAPH = "graph"
 
 @dataclass(frozen=True)
 class Hop:
-    """One call on the way from a root to a function: who called, and where."""
+    """One call on the way from a root to a function: who called, and where (the call's span)."""
 
     caller: str
     line: int
     path: str
+    column: int = 0
+    end_line: Optional[int] = None
+    end_column: Optional[int] = None
 
 
 @dataclass
@@ -47,6 +50,8 @@ class GraphFunction:
     strict: bool
     kind: str  # construct, bprop, jit, or called
     values: Optional[lattice.FunctionValues] = field(default=None, repr=False)
+    # reached only from a plain construct/bprop: compiled only if the program runs in GRAPH_MODE
+    graph_mode_only: bool = False
 
     @property
     def is_root(self) -> bool:
@@ -56,13 +61,15 @@ class GraphFunction:
         """'called from MySampler.construct (line 32)'; hops in other files name the file."""
         if not self.reach:
             return ""
-        parts = []
-        for hop in self.reach:
-            where = f"line {hop.line}"
-            if os.path.abspath(hop.path) != os.path.abspath(from_path):
-                where = f"{os.path.basename(hop.path)}, line {hop.line}"
-            parts.append(f"{hop.caller} ({where})")
-        return "called from " + " via ".join(parts)
+        return "called from " + " via ".join(hop_text(hop, from_path) for hop in self.reach)
+
+
+def hop_text(hop: Hop, from_path: str) -> str:
+    """'MySampler.construct (line 32)', or '(model.py, line 32)' when the call is in another file."""
+    where = f"line {hop.line}"
+    if os.path.abspath(hop.path) != os.path.abspath(from_path):
+        where = f"{os.path.basename(hop.path)}, line {hop.line}"
+    return f"{hop.caller} ({where})"
 
 
 def function_display(function, self_class: Optional[nodes.ClassDef]) -> str:
@@ -171,16 +178,6 @@ def _preorder_iterative(root: nodes.NodeNG) -> List[nodes.NodeNG]:
     return order
 
 
-def program_mode(module: nodes.Module, resolver: Resolver, calls: Optional[List[nodes.Call]] = None) -> Optional[str]:
-    """PYNATIVE if the module only ever sets PYNATIVE_MODE, GRAPH if it sets GRAPH_MODE, else None."""
-    modes = context_modes(module, resolver, calls)
-    if not modes:
-        return None
-    if modes == {PYNATIVE}:
-        return PYNATIVE
-    return GRAPH if GRAPH in modes else None
-
-
 def context_modes(module: nodes.Module, resolver: Resolver, calls: Optional[List[nodes.Call]] = None) -> Set[str]:
     """Every mode the module's `set_context(mode=...)` calls set: PYNATIVE, GRAPH or "unknown"
     (a mode computed at run time, e.g. from argparse)."""
@@ -216,17 +213,18 @@ class GraphScope:
 
     def __init__(self, module: nodes.Module, resolver: Resolver, classes: ClassIndex,
                  interpreter: lattice.Interpreter, graph_mode: str = "auto", strict: bool = False,
-                 build: bool = True, index: Optional[NodeIndex] = None):
+                 build: bool = True, index: Optional[NodeIndex] = None, program_mode: Optional[str] = None):
         self.module = module
         self.resolver = resolver
         self.classes = classes
         self.interpreter = interpreter
         self.graph_mode = graph_mode
         self.strict = strict
+        self.program_mode = program_mode  # PYNATIVE when the project only ever sets PYNATIVE_MODE
+        self._marks: Optional[Dict[nodes.NodeNG, bool]] = None
         if index is None and build:  # (an empty scope, what is left after a failure, needs none)
             index = NodeIndex(module)
         self._index = index
-        self.mode = program_mode(module, resolver, self._index.of(nodes.Call)) if build else None
         self.functions: List[GraphFunction] = []
         self.incomplete = False
         self._by_key: Dict[tuple, GraphFunction] = {}
@@ -242,8 +240,37 @@ class GraphScope:
 
     # -- public ------------------------------------------------------------------------
     def local_functions(self) -> List[GraphFunction]:
-        """Graph functions whose code is in this module (the ones this file reports on)."""
+        """Graph functions whose code is in this module."""
         return [gf for gf in self.functions if gf.node.root() is self.module]
+
+    def reached_functions(self) -> List[GraphFunction]:
+        """Every graph function this module's roots reach, in this module or another project
+        module: the analysis reports on all of them, and the run decides which file each
+        finding belongs to (mslint.routing)."""
+        return list(self.functions)
+
+    def constructs_compiled(self) -> bool:
+        """Whether a plain construct is compiled: `graph-mode`, and under `auto` the program's
+        mode (the project's set_context calls, mslint.project)."""
+        if self.graph_mode == "always":
+            return True
+        if self.graph_mode == "never":
+            return False
+        return self.program_mode != PYNATIVE
+
+    def only_in_graph_mode(self, node) -> bool:
+        """Whether the graph function around `node` is compiled only in GRAPH_MODE (every way to
+        reach it is marked); False outside graph code."""
+        if self._marks is None:
+            self._marks = {}
+            for gf in self.functions:
+                self._marks[gf.node] = self._marks.get(gf.node, True) and gf.graph_mode_only
+        current = node
+        while current is not None:
+            if current in self._marks:
+                return self._marks[current]
+            current = current.parent
+        return False
 
     def body(self, function, nested_defs: bool = False) -> FunctionBody:
         """A graph function's body nodes (see FunctionBody), listed once per module analysis."""
@@ -258,28 +285,30 @@ class GraphScope:
             found = self._bodies[key] = FunctionBody(function, nested_defs)
         return found
 
-    def constructs_compiled(self) -> bool:
-        if self.graph_mode == "always":
-            return True
-        if self.graph_mode == "never":
-            return False
-        return self.mode != PYNATIVE
-
     # -- roots -------------------------------------------------------------------------
     def _roots(self) -> Iterator[GraphFunction]:
+        """Every root.  In a program that only runs PyNative, a plain construct or bprop is
+        compiled only if something else compiles it (ms.jit(net), a call from @jit code): such
+        roots come last and are marked, so what they alone reach can be withheld and counted."""
+        deferred = []
         for cls in self._index.of(nodes.ClassDef):
             if not self.classes.is_cell(cls):
                 continue
             jit_decorator = self.classes.jit_decorator(cls)
             if jit_decorator is None and self.classes.overrides_call_without_super(cls):
                 continue  # construct never reaches Cell.__call__, so it is never compiled
-            if jit_decorator is None and not self.constructs_compiled():
+            if jit_decorator is None and self.graph_mode == "never":
                 continue
             strict = self.strict if jit_decorator is None else self._decorator_strict(jit_decorator)
             for name in ("construct", "bprop"):
                 method = self.classes.lookup_method(cls, name)
                 if method is not None and not self.classes.is_constexpr(method):
-                    yield self._make(method, cls, name, (), strict)
+                    root = self._make(method, cls, name, (), strict)
+                    if jit_decorator is None and not self.constructs_compiled():
+                        root.graph_mode_only = True
+                        deferred.append(root)
+                    else:
+                        yield root
         for function in self._index.of(nodes.FunctionDef):
             decorator = self.classes.jit_decorator(function)
             if decorator is None or self._bytecode_only(decorator):
@@ -290,6 +319,7 @@ class GraphScope:
             root = self._jit_call_root(call)
             if root is not None:
                 yield root
+        yield from deferred
 
     def _jit_call_root(self, call: nodes.Call) -> Optional[GraphFunction]:
         func = call.func
@@ -348,15 +378,25 @@ class GraphScope:
         return GraphFunction(function, self_class, function_display(function, self_class), reach, strict, kind)
 
     def _build(self) -> None:
-        queue = deque()
-        defaulted = set()  # roots whose parameters are still the default (tensors) guess
+        """The closure from every root.  Roots compiled in any mode are followed first, so a
+        function they reach is never marked as compiled only in GRAPH_MODE; the plain
+        constructs follow, and what only they reach is marked."""
+        queue: deque = deque()
+        defaulted: Set[tuple] = set()  # roots whose parameters are still the default (tensors) guess
+        phase = None
         for root in self._roots():
+            if root.graph_mode_only and phase is None:
+                self._close(queue, defaulted)  # every root compiled in any mode, to the end
+                phase = "graph mode only"
             key = (root.node, root.self_class)
             if key in self._by_key:
                 continue
             self._register(root, lattice.root_params(root.node, self.resolver) if not isinstance(root.node, nodes.Lambda) else {})
             defaulted.add(key)
             queue.append(key)
+        self._close(queue, defaulted)
+
+    def _close(self, queue: deque, defaulted: Set[tuple]) -> None:
         while queue:
             key = queue.popleft()
             gf = self._by_key[key]
@@ -372,8 +412,8 @@ class GraphScope:
                     if len(self._by_key) >= MAX_GRAPH_FUNCTIONS:
                         self.incomplete = True
                         continue
-                    hop = Hop(gf.display, call.lineno or 0, gf.node.root().file or "")
-                    callee = self._make(target, self_class, "called", gf.reach + (hop,), gf.strict)
+                    callee = self._make(target, self_class, "called", gf.reach + (_hop(gf, call),), gf.strict)
+                    callee.graph_mode_only = gf.graph_mode_only
                     self._register(callee, params)
                     queue.append(target_key)
                 elif target_key in defaulted and bound is not None:
@@ -493,6 +533,11 @@ class GraphScope:
                 if isinstance(item, nodes.FunctionDef):
                     return item
         return None
+
+
+def _hop(gf: GraphFunction, call: nodes.Call) -> Hop:
+    return Hop(gf.display, call.lineno or 0, gf.node.root().file or "", call.col_offset or 0,
+               call.end_lineno, call.end_col_offset)
 
 
 def _is_super_call(node) -> bool:

@@ -149,17 +149,10 @@ def _codes(names: str, rules: Registry) -> Set[str]:
             continue
         if name.lower() in ("all", "mslint"):
             return {rule.code for rule in rules}
-        rule = rules.get(name) or _by_pylint_id(name, rules)
+        rule = rules.get(name)
         if rule is not None:
             codes.add(rule.code)
     return codes
-
-
-def _by_pylint_id(name: str, rules: Registry):
-    for rule in rules:
-        if rule.pylint_id == name.upper():
-            return rule
-    return None
 
 
 def _comments(source: str):

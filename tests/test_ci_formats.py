@@ -285,6 +285,6 @@ def test_statistics_counts_per_rule(in_project, capsys):
 
 def test_statistics_clean_and_refused_formats(in_project, capsys):
     in_project.write("clean.py", "x = 1\n")
-    assert run(capsys, "--statistics", "clean.py")[:2] == (0, "")
+    assert run(capsys, "--statistics", "clean.py")[:2] == (0, "0 findings in 1 file\n")
     status, _, err = run(capsys, "--statistics", "--format", "sarif", "clean.py")
     assert status == 2 and "--statistics" in err

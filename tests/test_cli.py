@@ -71,7 +71,8 @@ def test_text_output_has_location_code_symbol_and_a_help_line(tree, capsys):
     lines = out.splitlines()
     assert status == 1
     assert lines[0].startswith("net.py:7:16: MS102 third-party-call-on-tensor NumPy function 'np.exp'")
-    assert lines[1].startswith("    help: Use the MindSpore function")
+    assert lines[1:3] == ["     7 |         return np.exp(x)", "       |                ^^^^^^^^^"]
+    assert lines[3].startswith("    help: Use the MindSpore function")
     assert lines[-1] == "Found 1 problem (1 error) in 1 of 1 file."
 
 
@@ -122,7 +123,7 @@ def test_unknown_selector_is_a_usage_error(tree, capsys):
     tree("net.py", BAD)
     status, out, err = run(capsys, "--select", "MS9999", "net.py")
     assert status == 2 and out == ""
-    assert err.strip() == "mslint: error: --select: 'MS9999' is not a rule code, code prefix or rule symbol"
+    assert err.strip() == "mslint: error: --select: 'MS9999' is not a rule code, code prefix, rule symbol or pylint id"
 
 
 def test_nonexistent_path_is_one_line_and_exit_2(tree, capsys):

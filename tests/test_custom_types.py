@@ -184,10 +184,16 @@ def test_creation_in_a_helper_carries_the_reach_chain_across_modules(project):
             def helper(self, x):
                 return shapes.to_point(x).x
     ''')
+    # train.py alone: the helper's file is not in the run, so its finding is shown at the call
     findings = project.lint("train.py", select=MS2)
-    assert [(f.code, f.line) for f in findings] == [("MS201", 8)]
+    assert [(f.code, f.line) for f in findings] == [("MS201", 8), ("MS201", 12)]
+    assert findings[1].message.startswith("calls to_point, which reaches this "
+                                          "at shapes.py:5 (a file not in this run): ")
+    # pkg/shapes.py alone: its importer's graph code reaches it, so it is reported at the helper
     helper = project.lint("pkg/shapes.py", select=MS2)
-    assert helper == []  # no graph root in pkg/shapes.py itself
+    assert [(f.code, f.line) for f in helper] == [("MS201", 5)]
+    assert "(in to_point, called from Net.construct (train.py, line 9) via Net.helper (train.py, line 12))" \
+        in helper[0].message
 
 
 def test_helper_creation_names_the_caller(project):

@@ -92,10 +92,10 @@ def test_github_workflow_uploads_the_sarif_mslint_writes(project, monkeypatch, c
     assert "github/codeql-action/upload-sarif@" in workflow
     sarif_file = re.search(r"sarif_file:\s*(\S+)", workflow).group(1)
     commands = workflow_mslint_commands(workflow)
-    (sarif_command,) = [c for c in commands if "--format sarif" in c]
+    (sarif_command,) = [c for c in commands if "--output-format sarif" in c]
     assert sarif_command.endswith(f"> {sarif_file}")
     assert "--exit-zero" in sarif_command  # so the upload step runs when there are findings
-    assert any("--format github" in c for c in commands)
+    assert any("--output-format github" in c for c in commands)
 
     project.write("net.py", NET)
     monkeypatch.chdir(project.root)
@@ -105,7 +105,7 @@ def test_github_workflow_uploads_the_sarif_mslint_writes(project, monkeypatch, c
         assert argv[0] == "mslint"
         status = main(argv[1:])
         out = capsys.readouterr().out
-        if "--format sarif" in command:
+        if "--output-format sarif" in command:
             assert status == 0 and json.loads(out)["runs"][0]["results"][0]["ruleId"] == "MS101"
         else:
             assert status == 1 and out.startswith("::error file=net.py,line=7,")
@@ -118,15 +118,21 @@ def test_gitlab_code_quality_recipe_produces_a_report(project, monkeypatch, caps
     assert f"> {report_name}" in gitlab
     project.write("net.py", NET)
     monkeypatch.chdir(project.root)
-    assert main(["--format", "json", "--exit-zero", "."]) == 0
-    findings = capsys.readouterr().out
-    result = subprocess.run([sys.executable, "-c", converter], input=findings, capture_output=True, text=True,
-                            timeout=60)
-    assert result.returncode == 0, result.stderr
-    (issue,) = json.loads(result.stdout)
+
+    def gitlab_issues():
+        assert main(["--output-format", "sarif", "--exit-zero", "."]) == 0
+        result = subprocess.run([sys.executable, "-c", converter], input=capsys.readouterr().out,
+                                capture_output=True, text=True, timeout=60)
+        assert result.returncode == 0, result.stderr
+        return json.loads(result.stdout)
+
+    (issue,) = gitlab_issues()
     assert issue["check_name"] == "MS101 tensor-to-numpy-in-graph" and issue["severity"] == "major"
     assert issue["location"] == {"path": "net.py", "lines": {"begin": 7}}
-    assert issue["description"].startswith("MS101 'x.asnumpy()'") and len(issue["fingerprint"]) == 64
+    assert issue["description"].startswith("MS101 'x.asnumpy()'") and len(issue["fingerprint"]) == 32
+    project.write("net.py", "import os\n" + NET.lstrip())  # a line added above the finding: the same issue
+    (moved,) = gitlab_issues()
+    assert moved["location"]["lines"]["begin"] == 8 and moved["fingerprint"] == issue["fingerprint"]
 
 
 def test_editors_page_covers_each_editor_with_the_plugin():
@@ -136,3 +142,42 @@ def test_editors_page_covers_each_editor_with_the_plugin():
     assert titles == ["VS Code", "PyCharm", "Vim and Neovim"]
     for section in sections:
         assert "--load-plugins=mslint" in section
+
+
+PRECEDENCE_EXAMPLE = """
+import mindspore as ms
+import numpy as np
+from mindspore import nn
+
+
+class Net(nn.Cell):
+    def construct(self, x):
+        weight = ms.Tensor(np.ones((3,)), ms.float32)
+        axis = int((x > 100).sum())
+        return np.exp(x * weight).sum(axis)
+"""
+
+
+def precedence_rows():
+    text = (DOCS / "configuration.md").read_text(encoding="utf-8")
+    table = text.split("## Which rules run", 1)[1].split("| `[tool.mslint]` | command line | reported |", 1)[1]
+    rows = []
+    for line in table.strip().splitlines()[1:]:
+        if not line.startswith("|"):
+            break
+        toml, command, reported = [cell.strip() for cell in line.strip("|").split("|")]
+        rows.append(("\n".join(re.findall(r"`([^`]+)`", toml)), shlex.split(command.strip("`")),
+                     [code.strip() for code in reported.split(",")]))
+    return rows
+
+
+def test_the_precedence_table_in_the_configuration_reference_is_what_mslint_does(tmp_path):
+    rows = precedence_rows()
+    assert len(rows) >= 10
+    (tmp_path / "net.py").write_text(PRECEDENCE_EXAMPLE)
+    for toml, command, reported in rows:
+        (tmp_path / "pyproject.toml").write_text("[tool.mslint]\n" + toml + "\n")
+        result = subprocess.run([sys.executable, "-m", "mslint", "--output-format", "json", "--no-cache", *command,
+                                 "net.py"], cwd=tmp_path, capture_output=True, text=True)
+        assert result.returncode == 1, (toml, command, result.stderr)
+        assert sorted({f["code"] for f in json.loads(result.stdout)}) == reported, (toml, command)

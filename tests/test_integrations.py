@@ -56,7 +56,8 @@ def hook_definitions():
 
 def test_hook_definition():
     (hook,) = hook_definitions()
-    assert hook["id"] == "mslint" and hook["entry"] == "mslint" and hook["language"] == "python"
+    # --force-exclude: the configuration's exclusions apply to the files pre-commit names
+    assert hook["id"] == "mslint" and hook["entry"] == "mslint --force-exclude" and hook["language"] == "python"
     assert hook["types"] == ["python"]
     assert hook["require_serial"] is True  # mslint runs its own worker processes
     assert hook.get("pass_filenames", True) is True
@@ -66,8 +67,9 @@ def run_hook(root, *files):
     """What pre-commit does: `entry args... file...` in the repository root."""
     (hook,) = hook_definitions()
     bin_dir = os.path.dirname(sys.executable)
-    entry = shutil.which(hook["entry"], path=bin_dir + os.pathsep + os.environ.get("PATH", ""))
-    command = [entry] if entry else [sys.executable, "-m", "mslint.cli"]
+    program, *options = hook["entry"].split()
+    entry = shutil.which(program, path=bin_dir + os.pathsep + os.environ.get("PATH", ""))
+    command = ([entry] if entry else [sys.executable, "-m", "mslint"]) + options
     return subprocess.run(command + list(hook.get("args", [])) + list(files), cwd=root,
                           capture_output=True, text=True, timeout=120)
 
@@ -94,6 +96,15 @@ def test_hook_on_the_other_file_reports_nothing_about_unpassed_files(project):
     result = run_hook(project.root, "pkg/base.py")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "model.py" not in result.stdout
+
+
+def test_hook_skips_staged_files_the_configuration_excludes(project):
+    project.write("pyproject.toml", '[tool.mslint]\nexclude = ["pkg/model.py"]\n')
+    project.write("pkg/__init__.py", "")
+    project.write("pkg/base.py", BASE)
+    project.write("pkg/model.py", MODEL)
+    result = run_hook(project.root, "pkg/model.py")
+    assert (result.returncode, result.stderr) == (0, ""), result.stdout
 
 
 def pylint_like_vscode(root, path, buffer):

@@ -325,8 +325,13 @@ def test_helper_module_function_and_static_method_are_followed(project):
                 y = smooth(x)
                 return self.norm(y)
     ''', relative="model.py")
-    assert codes_by_line(findings) == {8: ["MS102"]}
+    # utils.py is not in the run: its finding is shown at the call that reaches it
+    assert codes_by_line(findings) == {8: ["MS102"], 11: ["MS102"]}
     assert "called from Net.construct (line 12)" in findings[0].message
+    assert findings[1].message.startswith("calls smooth, which reaches this at utils.py:4 (a file not in this run): ")
+    helper = project.lint("utils.py")  # and in utils.py, found through its importer, when it is linted
+    assert codes_by_line(helper) == {4: ["MS102"]}
+    assert "(in smooth, called from Net.construct (model.py, line 11))" in helper[0].message
 
 
 def test_methods_of_plain_objects_stored_on_self_are_followed(project):

@@ -4,11 +4,12 @@ from __future__ import annotations
 from typing import Callable, Dict, List, TextIO
 
 from mslint.findings import Finding
-from mslint.reporters import github, json_reporter, sarif, text
+from mslint.reporters import concise, github, json_reporter, sarif, text
 
 Reporter = Callable[[List[Finding], TextIO, dict], None]
 REPORTERS: Dict[str, Reporter] = {
     "text": text.report,
+    "concise": concise.report,
     "json": json_reporter.report,
     "sarif": sarif.report,
     "github": github.report,

@@ -1,4 +1,5 @@
-"""`--format json`: one JSON array, an object per finding (keys fixed by design.md)."""
+"""`--output-format json`: one JSON array, an object per finding (keys fixed by design.md).
+Columns are 1-based characters, as in the text format."""
 from __future__ import annotations
 
 import json
@@ -12,8 +13,8 @@ from mslint.reporters.sarif import fingerprints
 def report(findings: List[Finding], out: TextIO, context: dict) -> None:
     locations.clear_cache()
     objects = []
-    for finding, fingerprint in zip(findings, fingerprints(findings, context.get("base"))):
-        item = finding.as_dict()
+    for finding, fingerprint in zip(findings, fingerprints(findings, context.get("base") or locations.base_directory())):
+        item = as_dict(finding)
         item["fix"] = fix_object(finding)
         url = item.pop("url")
         item["fingerprint"] = fingerprint
@@ -21,6 +22,18 @@ def report(findings: List[Finding], out: TextIO, context: dict) -> None:
         objects.append(item)
     json.dump(objects, out, indent=2, sort_keys=False, ensure_ascii=False)
     out.write("\n")
+
+
+def as_dict(finding: Finding) -> dict:
+    """Finding.as_dict with the columns in characters (the finding holds UTF-8 byte offsets)."""
+    item = finding.as_dict()
+    text = locations.source_line(finding.path, finding.line)
+    item["column"] = locations.character_column(text, finding.column)
+    if finding.end_column is not None:
+        end_text = text if finding.end_line == finding.line else locations.source_line(finding.path,
+                                                                                        finding.end_line)
+        item["end_column"] = locations.character_column(end_text, finding.end_column)
+    return item
 
 
 def fix_object(finding: Finding) -> Optional[dict]:

@@ -10,6 +10,8 @@ import os
 from functools import lru_cache
 from typing import List, Optional
 
+from mslint.directories import nearest_directory_with
+
 _REPOSITORY_MARKERS = (".git", ".hg", ".svn")
 
 
@@ -18,14 +20,7 @@ def base_directory(start: Optional[str] = None) -> str:
     holding the working directory (what GitHub code scanning calls repository-relative),
     else the working directory itself."""
     start = os.path.abspath(start or os.getcwd())
-    directory = start
-    while True:
-        if any(os.path.exists(os.path.join(directory, marker)) for marker in _REPOSITORY_MARKERS):
-            return directory
-        parent = os.path.dirname(directory)
-        if parent == directory:
-            return start
-        directory = parent
+    return nearest_directory_with(start, _REPOSITORY_MARKERS) or start
 
 
 def relative_uri(path: str, base: str) -> Optional[str]:

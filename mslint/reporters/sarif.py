@@ -50,7 +50,7 @@ def sarif_log(findings: List[Finding], base: Optional[str] = None) -> dict:
         if finding.code not in index:
             index[finding.code] = len(rules)
             rules.append(finding.rule)
-    lines, keys, occurrences = _fingerprint_keys(findings, base)
+    lines, keys, occurrences = _identities(findings, base)
     results = [_result(f, line, key, occurrence, index[f.code], base)
                for f, line, key, occurrence in zip(findings, lines, keys, occurrences)]
     run = {
@@ -70,24 +70,27 @@ def sarif_log(findings: List[Finding], base: Optional[str] = None) -> dict:
     return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
 
 
-def _fingerprint_keys(findings: List[Finding], base: str):
-    """(flagged line texts, fingerprint keys, occurrence indices), one of each per finding."""
+def _identities(findings: List[Finding], base: str):
+    """Per finding: its line's text, its (code, path, normalized line) key, and how many
+    equal keys precede it: what the fingerprint hashes."""
     lines = [locations.source_line(f.path, f.line) for f in findings]
     keys = [(f.code, locations.display_path(f.path, base), locations.normalized(line))
             for f, line in zip(findings, lines)]
     return lines, keys, locations.occurrence_indices(keys)
 
 
-def fingerprints(findings: List[Finding], base: Optional[str] = None) -> List[str]:
-    """Each finding's line-independent fingerprint, as SARIF's partialFingerprints carry it."""
-    _, keys, occurrences = _fingerprint_keys(findings, base or locations.base_directory())
+def fingerprints(findings: List[Finding], base: str) -> List[str]:
+    """The line-independent fingerprint of each finding (paths relative to `base`), as in
+    `partialFingerprints`; the baseline file uses the same."""
+    _, keys, occurrences = _identities(findings, base)
     return [fingerprint(*key, occurrence) for key, occurrence in zip(keys, occurrences)]
 
 
 def rule_descriptor(rule: Rule) -> dict:
     page = rule_pages.read_page(rule.code)
     what = rule_pages.sections(page).get("What it does") if page else None
-    help_markdown = _without_title(page) if page else f"{rule.summary}\n\nFix: {rule.fix}"
+    # the page as `--explain` shows it: without the machine-readable claim blocks
+    help_markdown = _without_title(rule_pages.for_reading(page)) if page else f"{rule.summary}\n\nFix: {rule.fix}"
     return {
         "id": rule.code,
         "name": rule.symbol,

@@ -17,13 +17,14 @@ def counts(findings: List[Finding]) -> List[dict]:
             for rule, count in ordered]
 
 
-def report(findings: List[Finding], out: TextIO, output_format: str) -> None:
+def report(findings: List[Finding], out: TextIO, output_format: str, file_count: int = 0) -> None:
     rows = counts(findings)
     if output_format == "json":
         json.dump(rows, out, indent=2)
         out.write("\n")
         return
     if not rows:
+        out.write(f"0 findings in {file_count} file{'' if file_count == 1 else 's'}\n")
         return
     count_width = max(len(str(row["count"])) for row in rows)
     symbol_width = max(len(row["symbol"]) for row in rows)

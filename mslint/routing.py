@@ -1,0 +1,84 @@
+"""Where a run shows each finding: once, in a file of the run, where the user can fix it.
+
+An analysis starts at one module's graph roots and reports on every function they reach,
+wherever it is defined.  So a helper in `helpers.py` reached from `model.py` yields a
+finding whose path is `helpers.py`, and a helper reached from two roots yields two.  This
+module turns the findings of all of a run's analyses into what the run reports:
+
+- a finding in a file of the run is reported there (at the helper's line);
+- a finding in a project file outside the run (one staged file in pre-commit, a helper
+  outside the linted paths) is reported at the last call on its way that is in a file of
+  the run: "calls to_host (helpers.py:5, not in this run): ...";
+- a finding outside the project (an installed library) is not the user's to fix: dropped;
+- the same problem found by several analyses is reported once, with its shortest reach
+  (and as compiled in any mode when one of them says so).
+
+Both front-ends use it, so they report the same findings whatever the file order, the
+number of jobs or the cache.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+from typing import Callable, Dict, Iterable, List, Optional, Tuple
+
+from mslint.findings import Finding
+
+
+def route(findings: Iterable[Finding], run_paths: Dict[str, str], in_project: Callable[[str], bool]) -> List[Finding]:
+    """The findings a run reports.  `run_paths`: each file of the run, absolute path -> the
+    path to show; `in_project`: whether an absolute path is project code."""
+    chosen: Dict[tuple, Finding] = {}
+    for finding in findings:
+        routed = _routed(finding, run_paths, in_project)
+        if routed is None:
+            continue
+        key = _identity(routed, finding)
+        best = chosen.get(key)
+        if best is None or _preference(routed) < _preference(best):
+            chosen[key] = routed
+    return sorted(chosen.values(), key=Finding.sort_key)
+
+
+def _routed(finding: Finding, run_paths: Dict[str, str], in_project: Callable[[str], bool]) -> Optional[Finding]:
+    absolute = os.path.abspath(finding.path)
+    shown = run_paths.get(absolute)
+    if shown is not None:
+        return finding if shown == finding.path else replace(finding, path=shown)
+    if not finding.calls or not in_project(absolute):
+        return None
+    for site in reversed(finding.calls):  # the call nearest to the problem that the run holds
+        shown = run_paths.get(site.path)
+        if shown is None:
+            continue
+        where = f"{os.path.basename(absolute)}:{finding.line}"
+        said = finding.message.rsplit(" (in ", 1)[0]  # the reach is said by the call itself
+        message = f"calls {site.callee}, which reaches this at {where} (a file not in this run): {said}"
+        return replace(finding, path=shown, line=site.line, column=site.column, end_line=site.end_line,
+                       end_column=site.end_column, message=message,
+                       origin=(absolute, finding.line, finding.column),
+                       fix=None)  # its edits are in the file not in this run
+    return None
+
+
+def _identity(routed: Finding, original: Finding) -> tuple:
+    """One problem: the rule, where it is reported, where the problem itself is, and what
+    is said of it (without the reach, which differs from one root to another)."""
+    origin = routed.origin or (os.path.abspath(original.path), original.line, original.column)
+    said = original.message.rsplit(" (in ", 1)[0] if original.reach else original.message
+    return (routed.code, routed.path, routed.line, routed.column, origin, said)
+
+
+def _preference(finding: Finding) -> Tuple:
+    """Of two reports of one problem: compiled in any mode first, then the shortest reach."""
+    return (finding.graph_mode_only, len(finding.reach), finding.reach, finding.message)
+
+
+def withheld(findings: Iterable[Finding]) -> Tuple[List[Finding], List[Finding]]:
+    """(kept, withheld): a finding in code compiled only in GRAPH_MODE, in a program that only
+    runs PyNative (the analysis marks it), is withheld."""
+    kept: List[Finding] = []
+    held: List[Finding] = []
+    for finding in findings:
+        (held if finding.graph_mode_only else kept).append(finding)
+    return kept, held

@@ -1,0 +1,155 @@
+"""Composition in training code: a custom-bprop cell nested inside the differentiated network
+(MS501), and a plain object's method that changes its own state, reached from construct in
+another module (MS204).  Each program is linted by mslint and, when the `mindspore` extra is
+installed, run by MindSpore to check what the finding claims."""
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from conftest import only
+
+HAS_MINDSPORE = importlib.util.find_spec("mindspore") is not None
+
+NESTED_BPROP = '''
+import sys
+
+import mindspore as ms
+import numpy as np
+from mindspore import Tensor, nn, ops
+
+ms.set_context(mode=ms.PYNATIVE_MODE)
+FORWARDS = [0]
+
+
+class Inner(nn.Cell):
+    def construct(self, x):
+        FORWARDS[0] += 1
+        return x * 2
+
+    def bprop(self, x, out, dout):
+        return (dout * 2,)
+
+
+class Block(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.inner = Inner()
+
+    def construct(self, x):
+        return self.inner(x) + 1
+
+
+class Outer(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.blocks = nn.SequentialCell([Block()])
+
+    def construct(self, x):
+        return self.blocks(x)
+
+
+net = Outer()
+SET_GRAD
+x = Tensor(np.ones(3, np.float32))
+out = net(x)
+grads = ops.GradOperation()(net)(x)
+print(FORWARDS[0])
+'''
+
+
+def _program(set_grad: bool) -> str:
+    return NESTED_BPROP.replace("SET_GRAD", "net.set_grad()" if set_grad else "")
+
+
+def _line(source: str, text: str) -> int:
+    """The line of `text` in the file the project writes (dedented, leading newline dropped)."""
+    return textwrap.dedent(source).lstrip("\n").splitlines().index(text) + 1
+
+
+def test_ms501_reports_a_network_whose_nested_sub_cell_defines_bprop(project):
+    source = _program(set_grad=False)
+    findings = only(project.lint_source(source, relative="train.py"), "MS501")
+    assert [f.line for f in findings] == [_line(source, "grads = ops.GradOperation()(net)(x)")]
+    forward = _line(source, "out = net(x)")
+    assert f"'net' (Outer, whose sub-cell Inner defines bprop) is called forward at line {forward}" \
+        in findings[0].message
+    assert "`Outer(...).set_grad()`" in findings[0].message
+
+
+def test_ms501_quiet_when_the_outer_network_sets_grad(project):
+    assert only(project.lint_source(_program(set_grad=True), relative="train.py"), "MS501") == []
+
+
+@pytest.mark.mindspore
+@pytest.mark.skipif(not HAS_MINDSPORE, reason="needs the mindspore extra")
+@pytest.mark.parametrize("set_grad, forwards", [(False, "2"), (True, "1")])
+def test_mindspore_runs_the_nested_forward_twice_without_the_outer_set_grad(tmp_path, set_grad, forwards):
+    script = tmp_path / "train.py"
+    script.write_text(_program(set_grad))
+    result = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.split()[-1] == forwards
+
+
+COUNTER = '''
+class Counter:
+    def __init__(self):
+        self.count = 0
+
+    def bump(self, x):
+        self.count = self.count + 1
+        return x
+'''
+MODEL = '''
+import mindspore as ms
+import numpy as np
+from mindspore import Tensor, nn
+
+from counter import Counter
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.counter = Counter()
+
+    def construct(self, x):
+        return self.counter.bump(x) * 2
+
+
+if __name__ == "__main__":
+    ms.set_context(mode=ms.GRAPH_MODE, jit_syntax_level=ms.LEVEL)
+    net = Net()
+    for i in range(3):
+        net(Tensor(np.ones(2, np.float32)) * i)
+    print("count", net.counter.count)
+'''
+
+
+def test_ms204_a_plain_objects_method_in_another_module_under_strict(project):
+    project.write("counter.py", COUNTER)
+    project.write("model.py", MODEL)
+    findings = only(project.lint("counter.py", syntax_level="strict"), "MS204")
+    assert [(f.path.rsplit(os.sep, 1)[-1], f.line) for f in findings] == [
+        ("counter.py", _line(COUNTER, "        self.count = self.count + 1"))]
+    call = _line(MODEL, "        return self.counter.bump(x) * 2")
+    assert findings[0].message.endswith(f"(in Counter.bump, called from Net.construct (model.py, line {call}))")
+    assert only(project.lint("counter.py"), "MS204") == []  # LAX runs the method on every call
+
+
+@pytest.mark.mindspore
+@pytest.mark.skipif(not HAS_MINDSPORE, reason="needs the mindspore extra")
+@pytest.mark.parametrize("level, outcome", [("LAX", "count 3"), ("STRICT", "TypeError")])
+def test_mindspore_runs_a_plain_objects_method_per_call_in_lax_and_rejects_it_in_strict(tmp_path, level, outcome):
+    (tmp_path / "counter.py").write_text(textwrap.dedent(COUNTER))
+    (tmp_path / "model.py").write_text(MODEL.replace("ms.LEVEL", f"ms.{level}"))
+    result = subprocess.run([sys.executable, "model.py"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert outcome in (result.stdout + result.stderr)
+    if level == "STRICT":
+        assert "if need to modify a member attribute of a class with self.count" in result.stderr
