@@ -119,7 +119,7 @@ def _wants_fixes(args) -> bool:
     return args.fix or args.diff or args.fix_only
 
 
-def _run_fixes(args, files, config_for, caches, jobs: int) -> int:
+def _run_fixes(args, files, config_for, caches, jobs: int, report_to) -> int:
     from mslint import fix_command
 
     if args.statistics:
@@ -129,25 +129,24 @@ def _run_fixes(args, files, config_for, caches, jobs: int) -> int:
     findings = sorted((_display(f) for f in outcome.findings), key=Finding.sort_key)
     failed = any(f.rule is INTERNAL_ERROR for f in findings)
     if args.diff:
-        for path in sorted(outcome.changes):
-            before, after = outcome.changes[path]
-            sys.stdout.write(fix_command.unified_diff(_display_path(path), before, after))
-        sys.stdout.flush()
         count = outcome.fixed_count
         print(f"Would fix {count} problem{'s' if count != 1 else ''}." if count else "No fixes to apply.",
               file=sys.stderr)
-        return EXIT_ERROR if failed else EXIT_FINDINGS if outcome.changes else EXIT_CLEAN
+        status = EXIT_ERROR if failed else EXIT_FINDINGS if outcome.changes else EXIT_CLEAN
+        return output.write(lambda out: out.writelines(
+            fix_command.unified_diff(_display_path(path), *outcome.changes[path]) for path in sorted(outcome.changes)),
+            report_to, status)
+    if outcome.fixed_count or args.fix_only:
+        print(fix_command.fix_summary(outcome), file=sys.stderr)
     if args.fix_only:
-        print(fix_command.fix_summary(outcome), file=sys.stderr)
-        return EXIT_ERROR if failed else EXIT_CLEAN
-    REPORTERS[args.output_format](findings, sys.stdout, {"files": len(files), "base": locations.base_directory(),
-                                                         "quiet": args.quiet, "unsafe_fixes": args.unsafe_fixes})
-    sys.stdout.flush()
-    if outcome.fixed_count:
-        print(fix_command.fix_summary(outcome), file=sys.stderr)
+        return output.write(lambda out: None, report_to, EXIT_ERROR if failed else EXIT_CLEAN)
     if failed and not args.exit_zero:
-        return EXIT_ERROR
-    return EXIT_FINDINGS if findings and not args.exit_zero else EXIT_CLEAN
+        status = EXIT_ERROR
+    else:
+        status = EXIT_FINDINGS if findings and not args.exit_zero else EXIT_CLEAN
+    context = {"files": len(files), "base": locations.base_directory(), "quiet": args.quiet,
+               "unsafe_fixes": args.unsafe_fixes}
+    return output.write(lambda out: REPORTERS[args.output_format](findings, out, context), report_to, status)
 # -- end of fixes --------------------------------------------------------------------------
 
 
@@ -209,7 +208,7 @@ def _main(argv: Optional[List[str]]) -> int:
     gc.set_threshold(*GC_THRESHOLDS)  # until the output is written (main restores them): see mslint.runner
     jobs = args.jobs if args.jobs is not None else (config_for(paths[0]).jobs or 0)
     if _wants_fixes(args):
-        return _run_fixes(args, files, config_for, caches, jobs)
+        return _run_fixes(args, files, config_for, caches, jobs, report_to)
     try:
         run = lint_run(files, config_for, jobs=jobs, cache=caches, progress=progress)
     finally:
