@@ -12,6 +12,7 @@ from typing import Iterator, List, Optional
 
 from astroid import nodes
 
+from mslint import fixes
 from mslint import instances as inst
 from mslint import mindspore_names as msn
 from mslint.classes import is_instance_method
@@ -173,8 +174,19 @@ def _message(grad: inst.Event, forward: inst.Event, name: str, bprop: bool, inne
 
 @implements(MISSING_SET_GRAD)
 def check_missing_set_grad(ctx: ModuleContext) -> Iterator[Finding]:
-    for grad, forward, _, name, inner in _forward_then_grad(ctx, with_bprop=True):
-        yield ctx.finding(MISSING_SET_GRAD, grad.node, _message(grad, forward, name, bprop=True, inner=inner))
+    for grad, forward, instance, name, inner in _forward_then_grad(ctx, with_bprop=True):
+        yield ctx.finding(MISSING_SET_GRAD, grad.node, _message(grad, forward, name, bprop=True, inner=inner),
+                          fix=_set_grad_fix(ctx, instance))
+
+
+def _set_grad_fix(ctx: ModuleContext, instance: inst.Instance) -> Optional[fixes.Fix]:
+    """`MySampler(3)` -> `MySampler(3).set_grad()` where the cell is created (set_grad returns the
+    cell), so it is set before any forward call.  Unsafe: every later forward call of that cell
+    then builds the backward too (evaluation calls included), which costs time and memory."""
+    node = instance.node
+    if not isinstance(node, nodes.Call) or node.root() is not ctx.module:
+        return None
+    return fixes.fix(fixes.UNSAFE, "call set_grad() where the cell is created", fixes.insert_after(node, ".set_grad()"))
 
 
 @implements(FORWARD_THEN_GRAD)
@@ -271,4 +283,16 @@ def check_bprop_returns_tuple(ctx: ModuleContext) -> Iterator[Finding]:
             f"bprop returns '{value.as_string()}', a tensor, not a tuple of input gradients: GRAPH_MODE fails with "
             "\"TypeError: For bprop function, output should be a tuple, but got AbstractTensor(...)\" (PyNative "
             f"accepts it); return a tuple even for one input: `return ({value.as_string()},)`",
+            fix=_tuple_return_fix(ctx, value, gf),
         )
+
+
+def _tuple_return_fix(ctx: ModuleContext, value, gf) -> fixes.Fix:
+    """`return dx` -> `return (dx,)`, wrapping the expression as written.  Safe when construct takes
+    one input (the gradient of that input, as the docs show); with more inputs a 1-tuple may not be
+    what the backward computes (unsafe)."""
+    construct = ctx.classes.lookup_method(gf.self_class, "construct") if gf.self_class is not None else None
+    inputs = len(_positional(construct)) if construct is not None and not construct.args.vararg else None
+    applicability = fixes.SAFE if inputs == 1 else fixes.UNSAFE
+    return fixes.fix(applicability, "return a tuple of input gradients",
+                     fixes.insert_before(value, "("), fixes.insert_after(value, ",)"))

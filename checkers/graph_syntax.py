@@ -7,6 +7,7 @@ LAX alike), with the error text MindSpore 2.10 gives.
 """
 from __future__ import annotations
 
+import tokenize
 from dataclasses import replace
 from typing import Iterator, Optional
 
@@ -15,6 +16,7 @@ from astroid import nodes
 from mslint import mindspore_names as msn
 from mslint import resolve
 from mslint.context import ModuleContext
+from mslint import fixes
 from mslint.findings import Finding, shown
 from mslint.rules import Rule, implements
 
@@ -153,18 +155,150 @@ def check_legacy_jit_api(ctx: ModuleContext) -> Iterator[Finding]:
             names = [name for name, _ in node.names if module in _LEGACY_MODULES and name in _LEGACY_NAMES]
             if legacy and names:
                 if not _version_branch(node):
-                    yield ctx.finding(LEGACY_JIT_API, node, _legacy_message(names[0], node))
+                    yield ctx.finding(LEGACY_JIT_API, node, _legacy_message(names[0], node),
+                                      fix=_import_from_fix(ctx, node, module))
             elif deprecated and module == _DEPRECATED_MODULE:
-                yield ctx.finding(LEGACY_JIT_API, node, _common_api_message(node))
+                yield ctx.finding(LEGACY_JIT_API, node, _common_api_message(node),
+                                  fix=_import_from_fix(ctx, node, module))
         elif isinstance(node, nodes.Import):
             if deprecated and any(name == _DEPRECATED_MODULE for name, _ in node.names):
-                yield ctx.finding(LEGACY_JIT_API, node, _common_api_message(node))
+                yield ctx.finding(LEGACY_JIT_API, node, _common_api_message(node), fix=_import_fix(ctx, node))
         elif legacy:
             # ms.ms_function / mindspore.common.api.ms_class; `ms.common.api` itself is an alias of
             # mindspore.graph.api on 2.10 and logs nothing, so only the removed names are reported
             name = _legacy_name(ctx.qualname(node))
             if name is not None:
-                yield ctx.finding(LEGACY_JIT_API, node, _legacy_message(name, node))
+                yield ctx.finding(LEGACY_JIT_API, node, _legacy_message(name, node), fix=_attribute_fix(node, name))
+
+
+# -- MS801's fix ---------------------------------------------------------------------------
+# What `from mindspore.common.api import ...` may import from `mindspore` itself (2.10; the names
+# both modules have); anything else comes from mindspore.graph.api, the module common.api became.
+_TOP_LEVEL_API = frozenset({"jit", "jit_class", "JitConfig", "mutable", "ms_memory_recycle", "Tensor", "Parameter",
+                            "COOTensor", "CSRTensor", "RowTensor", "flops_collection", "set_recursion_limit"})
+_GRAPH_API = "mindspore.graph.api"
+
+
+def _new_name(name: str) -> str:
+    return _LEGACY_NAMES[name].rsplit(".", 1)[1] if name in _LEGACY_NAMES else name
+
+
+def _called_with_options(node) -> bool:
+    """`ms_function(fn, input_signature=...)`: jit (2.10) has other parameters (capture_mode,
+    jit_level, ...; the old ones fall into **options), so the rename needs a human look."""
+    parent = node.parent
+    return isinstance(parent, nodes.Call) and parent.func is node and (bool(parent.keywords) or len(parent.args) > 1)
+
+
+def _applicability(uses) -> str:
+    return fixes.UNSAFE if any(_called_with_options(use) for use in uses) else fixes.SAFE
+
+
+def _attribute_fix(node: nodes.Attribute, name: str) -> fixes.Fix:
+    new = _new_name(name)
+    end = node.end_col_offset
+    edit = fixes.Edit(node.end_lineno, end - len(name), node.end_lineno, end, new)  # the attribute name ends the node
+    return fixes.fix(_applicability([node]), f"use {_LEGACY_NAMES[name]}", edit)
+
+
+def _import_fix(ctx: ModuleContext, node: nodes.Import) -> Optional[fixes.Fix]:
+    """`import mindspore.common.api as api` -> `import mindspore.graph.api as api` (the same module on
+    2.9+; without an alias `mindspore.common.api.x` still works, silently)."""
+    tokens = fixes.statement_tokens(ctx, node)
+    if tokens is None:
+        return None
+    edits = [fixes.Edit(first.line, first.column, last.line, last.end_column, _GRAPH_API)
+             for first, last in _dotted_names(tokens) if _spelled(first, last, tokens) == _DEPRECATED_MODULE]
+    return fixes.fix(fixes.SAFE, f"import {_GRAPH_API}", *edits) if edits else None
+
+
+def _import_from_fix(ctx: ModuleContext, node: nodes.ImportFrom, module: str) -> Optional[fixes.Fix]:
+    tokens = fixes.statement_tokens(ctx, node)
+    if tokens is None or node.level:
+        return None
+    keyword = next((i for i, t in enumerate(tokens) if t.string == "import" and t.kind == tokenize.NAME), None)
+    if keyword is None:
+        return None
+    edits = []
+    uses = []
+    if module in ("mindspore.common", _DEPRECATED_MODULE):
+        target = "mindspore" if all(_new_name(n) in _TOP_LEVEL_API for n, _ in node.names) else _GRAPH_API
+        if target == _GRAPH_API and any(n in _LEGACY_NAMES for n, _ in node.names):
+            return None  # graph.api has no ms_function either: a mixed import is for a human
+        edits.append(fixes.Edit(tokens[1].line, tokens[1].column, tokens[keyword - 1].line,
+                                tokens[keyword - 1].end_column, target))
+    imported = [t for i, t in enumerate(tokens[keyword + 1:], start=keyword + 1)
+                if t.kind == tokenize.NAME and tokens[i - 1].string != "as" and t.string != "as"]
+    for token in imported:
+        if token.string not in _LEGACY_NAMES:
+            continue
+        new = _new_name(token.string)
+        alias = dict(node.names).get(token.string)
+        if alias:
+            edits.append(token.edit(new))
+            uses.extend(_uses(ctx, node, alias) or [])
+            continue
+        renamed = _uses(ctx, node, token.string, new)
+        edits.append(token.edit(new if renamed is not None else f"{new} as {token.string}"))
+        edits.extend(fixes.replace_node(use, new) for use in renamed or ())
+        uses.extend(renamed or _uses(ctx, node, token.string) or [])
+    if not edits:
+        return None
+    return fixes.fix(_applicability(uses), "import jit / jit_class from mindspore", *edits)
+
+
+def _dotted_names(tokens):
+    """(first, last) token of each dotted module name of an Import statement."""
+    spans, group = [], []
+    for token in tokens[1:] + [None]:
+        if token is not None and token.string != ",":
+            group.append(token)
+            continue
+        names = group[:next((i for i, t in enumerate(group) if t.string == "as"), len(group))]
+        if names:
+            spans.append((names[0], names[-1]))
+        group = []
+    return spans
+
+
+def _spelled(first, last, tokens) -> str:
+    return "".join(t.string for t in tokens if (first.line, first.column) <= (t.line, t.column) <= (last.line, last.column))
+
+
+def _uses(ctx: ModuleContext, statement, name: str, new: Optional[str] = None):
+    """The Name nodes that read `name` as bound by `statement`; None when a rename to `new` is not
+    clearly right (the name is also bound elsewhere, or `new` means something else where it is used)."""
+    found = []
+    for use in ctx.module_nodes(nodes.Name, nodes.AssignName, nodes.DelName):
+        if use.name != name:
+            continue
+        if not isinstance(use, nodes.Name):
+            return None
+        _, bindings = use.lookup(name)
+        if list(bindings) != [statement]:
+            return None
+        if new is not None:
+            scope, other = use.lookup(new)
+            if other and not (scope is ctx.module and all(_binds_mindspore(b, new) for b in other)):
+                return None
+        found.append(use)
+    if new is not None and name in _exported(ctx.module):
+        return None  # other modules import it by this name
+    return found
+
+
+def _binds_mindspore(statement, new: str) -> bool:
+    return isinstance(statement, nodes.ImportFrom) and statement.modname.startswith("mindspore") and \
+        any((alias or n) == new and n == new for n, alias in statement.names)
+
+
+def _exported(module) -> set:
+    names = set()
+    for assign in module.body:
+        if isinstance(assign, nodes.Assign) and any(getattr(t, "name", None) == "__all__" for t in assign.targets) \
+                and isinstance(assign.value, (nodes.List, nodes.Tuple)):
+            names.update(e.value for e in assign.value.elts if isinstance(e, nodes.Const))
+    return names
 
 
 # -- MS802 -------------------------------------------------------------------------------
@@ -207,7 +341,31 @@ def check_classmethod_in_graph(ctx: ModuleContext) -> Iterator[Finding]:
             f"'{func.as_string()}(...)' calls the classmethod {owner}.{method.name} in graph code: MindSpore does "
             f"not bind 'cls' and fails to compile ({_arity_text(method, call)}); make it a @staticmethod",
             gf,
+            fix=_staticmethod_fix(ctx, method),
         )
+
+
+def _staticmethod_fix(ctx: ModuleContext, method: nodes.FunctionDef) -> Optional[fixes.Fix]:
+    """`@classmethod def f(cls, x)` -> `@staticmethod def f(x)` when the body never uses `cls`.
+    Unsafe: a subclass may override it as a classmethod, or other code may rely on `cls` binding."""
+    if method.root() is not ctx.module or method.decorators is None:
+        return None  # the edits belong in another file
+    decorator = next((d for d in method.decorators.nodes if isinstance(d, nodes.Name) and d.name == "classmethod"), None)
+    args = method.args
+    positional = list(args.posonlyargs or []) + list(args.args or [])
+    if decorator is None or not positional or args.posonlyargs:
+        return None
+    first = positional[0]
+    if any(n.name == first.name for n in method.nodes_of_class(nodes.Name)):
+        return None  # the body uses cls
+    if len(positional) > 1:
+        drop = fixes.Edit(first.lineno, first.col_offset, positional[1].lineno, positional[1].col_offset, "")
+    elif not (args.vararg or args.kwarg or args.kwonlyargs):
+        drop = fixes.replace_node(first, "")
+    else:
+        return None
+    return fixes.fix(fixes.UNSAFE, f"make {method.name} a @staticmethod",
+                     fixes.replace_node(decorator, "staticmethod"), drop)
 
 
 # -- MS803 / MS804 -----------------------------------------------------------------------
@@ -369,4 +527,16 @@ def check_set_in_graph(ctx: ModuleContext) -> Iterator[Finding]:
         yield ctx.finding(
             SET_IN_GRAPH, node,
             f"{what} in graph code cannot be compiled: graph mode has no set type (MindSpore 2.10, STRICT and "
-            f"LAX: RuntimeError: Unsupported expression '{expression}'.); use a tuple or a list", gf)
+            f"LAX: RuntimeError: Unsupported expression '{expression}'.); use a tuple or a list", gf,
+            fix=_membership_tuple_fix(ctx, node))
+
+
+def _membership_tuple_fix(ctx: ModuleContext, node) -> Optional[fixes.Fix]:
+    """`x in {2, 3}` -> `x in (2, 3)`: a set display used only as the right side of `in` / `not in`.
+    Unsafe: a tuple compares with ==, a set hashes first (the same for numbers and strings, not
+    for every object), and duplicates are kept."""
+    parent = node.parent
+    if not isinstance(node, nodes.Set) or not isinstance(parent, nodes.Compare) or \
+            not any(operand is node and op in ("in", "not in") for op, operand in parent.ops):
+        return None
+    return fixes.display_to_tuple(ctx, node, fixes.UNSAFE, "test membership in a tuple")

@@ -12,7 +12,7 @@ from typing import Dict, Iterator, List, Optional, Tuple
 
 from astroid import nodes
 
-from mslint import data
+from mslint import data, fixes
 from mslint import mindspore_names as msn
 from mslint.classes import call_arguments, keyword_value
 from mslint.context import ModuleContext
@@ -207,7 +207,34 @@ def check_conv_padding(ctx: ModuleContext) -> Iterator[Finding]:
             f"'{_layer(call)}' gets padding={padding.as_string()} with {given}: construction fails{hedge} "
             f"(ValueError: For '{_CONV_PRIMITIVES[name]}', the 'pad' must be zero ... when 'pad_mode' is not "
             f"'pad', but got 'pad' ... 'pad_mode' ... {mode}); add pad_mode=\"pad\"",
+            fix=_pad_mode_fix(ctx, call, pad_mode),
         )
+
+
+def _pad_mode_fix(ctx: ModuleContext, call: nodes.Call, pad_mode) -> fixes.Fix:
+    """Without pad_mode the layer cannot be built with that padding, so `pad_mode="pad"` only
+    restores what the explicit padding says (safe); an explicit other pad_mode ('same') is a
+    choice between two paddings a human makes (unsafe)."""
+    if pad_mode is not None:
+        return fixes.fix(fixes.UNSAFE, f"replace pad_mode={pad_mode.as_string()} with pad_mode=\"pad\"",
+                         fixes.replace_node(pad_mode, '"pad"'))
+    last = max(list(call.args) + [k for k in call.keywords or ()], key=lambda n: (n.end_lineno, n.end_col_offset))
+    return fixes.fix(fixes.SAFE, 'add pad_mode="pad"', _own_line_argument(ctx, last, 'pad_mode="pad"')
+                     or fixes.insert_after(last, ', pad_mode="pad"'))
+
+
+def _own_line_argument(ctx: ModuleContext, last, text: str) -> Optional[fixes.Edit]:
+    """In a call written one argument per line with a trailing comma, a new last line
+    `    text,` after the line of `last` (its comment stays with it); else None."""
+    lines = fixes.source_lines(ctx)
+    if lines is None or last.lineno != last.end_lineno or last.end_lineno > len(lines):
+        return None
+    line = lines[last.end_lineno - 1].encode("utf-8", "surrogatepass")
+    indent, rest = line[:last.col_offset], line[last.end_col_offset:].strip()
+    if indent.strip() or not (rest == b"," or rest.startswith(b",") and rest[1:].strip().startswith(b"#")):
+        return None
+    end = len(line)
+    return fixes.Edit(last.end_lineno, end, last.end_lineno, end, "\n" + indent.decode() + text + ",")
 
 
 @implements(CONV_IMPLICIT_SAME)
@@ -247,6 +274,7 @@ def check_dropout_keep_prob(ctx: ModuleContext) -> Iterator[Finding]:
                 f"'{_layer(call)}({spelled})' binds keep_prob={spelled}, not PyTorch's drop probability: it {effect}; "
                 f"keep_prob is deprecated ('please use p instead'): write p={spelled} if {spelled} is the "
                 f"drop rate, p=1 - {spelled} if it is the keep rate",
+                fix=_positional_dropout_fix(call, value),
             )
         else:
             drop = f"p={round(1 - keep, 6)}" if keep is not None else f"p=1 - {spelled}"
@@ -254,7 +282,51 @@ def check_dropout_keep_prob(ctx: ModuleContext) -> Iterator[Finding]:
                 DROPOUT_KEEP_PROB, call,
                 f"'{_layer(call)}(keep_prob={spelled})' uses the deprecated keep probability ('For Dropout, this "
                 f"parameter keep_prob will be deprecated, please use p instead'); write {drop}",
+                fix=_keyword_dropout_fix(call, value),
             )
+
+
+# -- MS703's fix ---------------------------------------------------------------------------
+def _one_minus(value) -> str:
+    """1 - value, simplified: a number, `x` for `1 - x`, else `1 - x` (parenthesised when needed)."""
+    number = _number(value)
+    if number is not None:
+        return repr(round(1.0 - number, 6))
+    if isinstance(value, nodes.BinOp) and value.op == "-" and _number(value.left) == 1:
+        return value.right.as_string()
+    text = value.as_string()
+    return f"1 - {text}" if isinstance(value, (nodes.Name, nodes.Attribute, nodes.Call, nodes.Subscript)) \
+        else f"1 - ({text})"
+
+
+def _keep_rate(value) -> bool:
+    """Clearly a keep probability: spelled with 'keep' (keep_prob, self.keep_rate) or as `1 - x`."""
+    if isinstance(value, nodes.BinOp) and value.op == "-" and _number(value.left) == 1:
+        return True
+    return isinstance(value, (nodes.Name, nodes.Attribute)) and "keep" in value.as_string().lower()
+
+
+def _keyword_dropout_fix(call: nodes.Call, value) -> Optional[fixes.Fix]:
+    """keep_prob=k is a keep rate by its name: p=1 - k is the documented equivalent (safe)."""
+    keyword = next(k for k in call.keywords if k.arg == "keep_prob")
+    if keyword_value(call, "p") is not None or keyword.lineno is None:
+        return None
+    return fixes.fix(fixes.SAFE, "use p, the drop probability", fixes.replace_node(keyword, f"p={_one_minus(value)}"))
+
+
+def _positional_dropout_fix(call: nodes.Call, value) -> Optional[fixes.Fix]:
+    """A positional keep_prob.  Spelled as a keep rate: p=1 - k keeps what the code does (safe).
+    Otherwise it may be PyTorch's drop rate (the page's Example): a number below 0.5 or a name
+    with 'drop' becomes p=k, the PyTorch meaning; anything else p=1 - k; both need a look (unsafe)."""
+    if len(call.args) > 1 or keyword_value(call, "p") is not None:
+        return None  # a second positional would bind p, or p is given too: a human sorts it out
+    if _keep_rate(value):
+        return fixes.fix(fixes.SAFE, "use p, the drop probability", fixes.replace_node(value, f"p={_one_minus(value)}"))
+    number = _number(value)
+    torch_style = (number is not None and number < 0.5) or "drop" in value.as_string().lower()
+    new = f"p={value.as_string()}" if torch_style else f"p={_one_minus(value)}"
+    reading = "as PyTorch's drop probability" if torch_style else "as the keep probability MindSpore reads"
+    return fixes.fix(fixes.UNSAFE, f"use p, reading {value.as_string()} {reading}", fixes.replace_node(value, new))
 
 
 @implements(BN_TORCH_MOMENTUM)
@@ -271,6 +343,9 @@ def check_batchnorm_momentum(ctx: ModuleContext) -> Iterator[Finding]:
             f"moving = momentum * moving + (1 - momentum) * batch, so the running statistics keep only "
             f"{momentum:.0%} of their history per step; PyTorch's {momentum} is MindSpore's "
             f"momentum={round(1 - momentum, 6)}",
+            fix=fixes.fix(fixes.UNSAFE, f"momentum={round(1 - momentum, 6)} (PyTorch's {momentum} in MindSpore's terms)",
+                          fixes.replace_node(_argument(call, "momentum", _BN_MOMENTUM_POSITION),
+                                             repr(round(1.0 - momentum, 6)))),
         )
 
 
@@ -462,6 +537,9 @@ def check_isinstance_list(ctx: ModuleContext) -> Iterator[Finding]:
             "isinstance() with a list of types fails in graph code, as in Python (TypeError: isinstance() arg 2 "
             f"must be a type or tuple of types.); pass {fixed}",
             gf,
+            # the call failed with a list and takes the same types as a tuple: safe
+            fix=fixes.display_to_tuple(ctx, types, fixes.SAFE, "pass a tuple of types")
+            if isinstance(types, nodes.List) else None,
         )
 
 

@@ -13,6 +13,7 @@ from typing import Iterator, List, Optional, Set
 
 from astroid import nodes
 
+from mslint import fixes
 from mslint import instances as inst
 from mslint import mindspore_names as msn
 from mslint.context import ModuleContext
@@ -101,6 +102,7 @@ def check_to_float_with_amp(ctx: ModuleContext) -> Iterator[Finding]:
                     f"custom mixed precision '{_call_text(event.node)}' is on the network trained by "
                     f"{_trainer_text(trainer)}: {_effect(level)}; the migration guide: \"don't set amp_level in "
                     "Model if you use custom mixed precision\" (keep the default \"O0\")",
+                    fix=_level_o0_fix(trainer),
                 )
         if elsewhere:
             first = min(elsewhere, key=lambda e: (e.node.root().file or "", e.position))
@@ -110,7 +112,15 @@ def check_to_float_with_amp(ctx: ModuleContext) -> Iterator[Finding]:
                 f"{_file(first.node)}, line {first.node.lineno}) and {_trainer_text(trainer)} converts it again: "
                 f"{_effect(level)}; the migration guide: \"don't set amp_level in Model if you use custom mixed "
                 "precision\" (keep the default \"O0\")",
+                fix=_level_o0_fix(trainer),
             )
+
+
+def _level_o0_fix(trainer: inst.Instance) -> fixes.Fix:
+    """amp_level="O2" -> "O0", as the migration guide says for custom mixed precision.  Unsafe: the
+    to_float calls may be the mistake instead, and O2/O3 also set up loss scaling and BatchNorm rules."""
+    return fixes.fix(fixes.UNSAFE, 'keep amp_level "O0" with custom mixed precision',
+                     fixes.replace_node(trainer.level, '"O0"'))
 
 
 def _file(node) -> str:

@@ -26,11 +26,12 @@ from typing import Dict, Iterable, List, Optional, Tuple
 from mslint import __version__
 from mslint.directories import PROJECT_MARKERS
 from mslint.findings import CallSite, Finding
+from mslint.fixes import Fix
 from mslint.rules import registry
 
 CACHE_DIRECTORY_NAME = ".mslint_cache"
 ENVIRONMENT_VARIABLE = "MSLINT_CACHE_DIR"
-FORMAT = 3  # 3: findings in other files (helpers reached from this file's roots), call chains, mode marks
+FORMAT = 4  # 3: findings in other files (helpers reached from this file's roots), call chains, mode marks; 4: fixes
 _PACKAGE_DIRECTORY = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -214,13 +215,15 @@ def _encode(finding: Finding, entry_path: str) -> list:
     other = finding.path if os.path.abspath(finding.path) != entry_path else None
     calls = [[c.path, c.line, c.column, c.end_line, c.end_column, c.callee] for c in finding.calls]
     return [finding.rule.code, finding.line, finding.column, finding.end_line, finding.end_column,
-            finding.message, list(finding.reach), other, calls, finding.graph_mode_only]
+            finding.message, list(finding.reach), other, calls, finding.graph_mode_only,
+            finding.fix.encode() if finding.fix else None]
 
 
 def _decode(path: str, item: list) -> Finding:
-    code, line, column, end_line, end_column, message, reach, other, calls, graph_mode_only = item
+    code, line, column, end_line, end_column, message, reach, other, calls, graph_mode_only, fix = item
     rule = registry().get(code)
     if rule is None:
         raise KeyError(code)
     return Finding(rule, other or path, line, column, end_line, end_column, message, tuple(reach),
-                   tuple(CallSite(*call) for call in calls), bool(graph_mode_only))
+                   tuple(CallSite(*call) for call in calls), bool(graph_mode_only),
+                   fix=Fix.decode(fix))

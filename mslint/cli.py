@@ -19,6 +19,7 @@ from mslint import rule_pages
 from mslint.cache import ResultCache, cache_directory
 from mslint.discovery import UsageError, discover, empty_paths
 from mslint.findings import Finding
+from mslint.fixes import FIXABLE
 from mslint.progress import Progress
 from mslint.reporters import REPORTERS, locations, statistics
 from mslint.reporters.style import use_color
@@ -99,7 +100,54 @@ def build_parser() -> argparse.ArgumentParser:
                            "as JSON)")
     info.add_argument("--explain", metavar="CODE", help="print a rule's documentation page")
     info.add_argument("--version", action="version", version=f"mslint {__version__}")
+    _add_fix_arguments(parser)
     return parser
+
+
+# -- fixes (issue 15): the flags, and the run that applies fixes (mslint/fix_command.py) ------
+def _add_fix_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("fixes")
+    group.add_argument("--fix", action="store_true", help="apply safe fixes in place; report what remains")
+    group.add_argument("--unsafe-fixes", action="store_true",
+                       help="also apply (with --fix) or count (in the report) fixes that need a human look")
+    group.add_argument("--diff", action="store_true",
+                       help="print a unified diff of what --fix would change; change nothing (exit 1 if any)")
+    group.add_argument("--fix-only", action="store_true", help="apply fixes and report nothing else")
+
+
+def _wants_fixes(args) -> bool:
+    return args.fix or args.diff or args.fix_only
+
+
+def _run_fixes(args, files, config_for, caches, jobs: int, report_to) -> int:
+    from mslint import fix_command
+
+    if args.statistics:
+        raise UsageError("--statistics does not combine with --fix, --diff or --fix-only")
+    outcome = fix_command.fix_files(files, config_for, jobs=jobs, cache=caches, unsafe=args.unsafe_fixes,
+                                    write=not args.diff)
+    findings = sorted((_display(f) for f in outcome.findings), key=Finding.sort_key)
+    failed = any(f.rule is INTERNAL_ERROR for f in findings)
+    if args.diff:
+        count = outcome.fixed_count
+        print(f"Would fix {count} problem{'s' if count != 1 else ''}." if count else "No fixes to apply.",
+              file=sys.stderr)
+        status = EXIT_ERROR if failed else EXIT_FINDINGS if outcome.changes else EXIT_CLEAN
+        return output.write(lambda out: out.writelines(
+            fix_command.unified_diff(_display_path(path), *outcome.changes[path]) for path in sorted(outcome.changes)),
+            report_to, status)
+    if outcome.fixed_count or args.fix_only:
+        print(fix_command.fix_summary(outcome), file=sys.stderr)
+    if args.fix_only:
+        return output.write(lambda out: None, report_to, EXIT_ERROR if failed else EXIT_CLEAN)
+    if failed and not args.exit_zero:
+        status = EXIT_ERROR
+    else:
+        status = EXIT_FINDINGS if findings and not args.exit_zero else EXIT_CLEAN
+    context = {"files": len(files), "base": locations.base_directory(), "quiet": args.quiet,
+               "unsafe_fixes": args.unsafe_fixes}
+    return output.write(lambda out: REPORTERS[args.output_format](findings, out, context), report_to, status)
+# -- end of fixes --------------------------------------------------------------------------
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -159,6 +207,8 @@ def _main(argv: Optional[List[str]]) -> int:
                         and output.is_terminal(report_to))
     gc.set_threshold(*GC_THRESHOLDS)  # until the output is written (main restores them): see mslint.runner
     jobs = args.jobs if args.jobs is not None else (config_for(paths[0]).jobs or 0)
+    if _wants_fixes(args):
+        return _run_fixes(args, files, config_for, caches, jobs, report_to)
     try:
         run = lint_run(files, config_for, jobs=jobs, cache=caches, progress=progress)
     finally:
@@ -191,6 +241,7 @@ def _main(argv: Optional[List[str]]) -> int:
     else:
         status = EXIT_CLEAN
     context = {"files": len(files), "base": locations.base_directory(), "quiet": args.quiet,
+               "unsafe_fixes": args.unsafe_fixes,
                "withheld": run.withheld,
                "color": people and args.output_file is None and use_color(args.color, sys.stdout)}
     if run.withheld and not people and not args.quiet:  # the text formats say it in their summary
@@ -304,18 +355,21 @@ def _show_settings(path: str, config_for) -> int:
 
 def _display(finding):
     """Paths as the user would type them: relative to the working directory when below it."""
-    path = finding.path
-    relative = os.path.relpath(path) if os.path.isabs(path) else path
-    if not relative.startswith(os.pardir):
-        path = relative
+    path = _display_path(finding.path)
     return finding if path == finding.path else replace(finding, path=path)
+
+
+def _display_path(path: str) -> str:
+    relative = os.path.relpath(path) if os.path.isabs(path) else path
+    return path if relative.startswith(os.pardir) else relative
 
 
 def _list_rules(output_format: str, config: config_module.Config) -> int:
     rules = list(registry())
     enabled = config_module.enabled_rules(config)
     if output_format == "json":
-        json.dump([dict(r.as_dict(), enabled=enabled[r.code]) for r in rules], sys.stdout, indent=2)
+        json.dump([dict(r.as_dict(), enabled=enabled[r.code], fixable=FIXABLE.get(r.code)) for r in rules],
+                  sys.stdout, indent=2)
         sys.stdout.write("\n")
         return EXIT_CLEAN
     width = max(len(r.symbol) for r in rules)
@@ -323,7 +377,9 @@ def _list_rules(output_format: str, config: config_module.Config) -> int:
     for rule in rules:
         now = "on" if enabled[rule.code] else "off"
         default = "on" if rule.default_enabled else "off"
-        print(f"{rule.code}  {rule.symbol:<{width}}  {rule.severity:<8}  {now:<3}  {default:<7}  {rule.summary}")
+        fix = f"fix:{FIXABLE[rule.code]}" if rule.code in FIXABLE else ""
+        print(f"{rule.code}  {rule.symbol:<{width}}  {rule.severity:<8}  {now:<3}  {default:<7}  {fix:<13} "
+              f"{rule.summary}")
     return EXIT_CLEAN
 
 

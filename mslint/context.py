@@ -155,7 +155,7 @@ class ModuleContext:
         return definition if isinstance(definition, nodes.ClassDef) else None
 
     # -- reporting ---------------------------------------------------------------------
-    def finding(self, rule: Rule, node, message: str, gf: Optional[GraphFunction] = None) -> Finding:
+    def finding(self, rule: Rule, node, message: str, gf: Optional[GraphFunction] = None, fix=None) -> Finding:
         """A finding at `node`, in the file that holds it (a helper of another module is reported
         in its own file; mslint.routing decides where the run shows it); inside a helper the
         message says how graph code reaches it."""
@@ -173,7 +173,7 @@ class ModuleContext:
         condition = gf.values.left_out_by_default(node) if gf is not None and gf.values is not None else None
         if condition:
             message = f"{message} ({condition})"
-        found = finding_at(rule, node, message, path, reach)
+        found = finding_at(rule, node, message, path, reach, fix)  # fix: a mslint.fixes.Fix, or None
         marked = gf.graph_mode_only if gf is not None else (
             self._scope is not None and node is not None and self._scope.only_in_graph_mode(node))
         if calls or marked:

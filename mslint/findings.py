@@ -2,9 +2,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional, Tuple
+from typing import TYPE_CHECKING, Optional, Tuple
 
 from mslint.rules import Rule
+
+if TYPE_CHECKING:
+    from mslint.fixes import Fix
 
 
 @dataclass(frozen=True)
@@ -36,6 +39,7 @@ class Finding:
     graph_mode_only: bool = False
     # where the problem itself is, when the finding is reported at a call site leading to it
     origin: Optional[Tuple[str, int, int]] = None
+    fix: Optional["Fix"] = None  # text edits that remove the problem (mslint --fix), or None
 
     @property
     def code(self) -> str:
@@ -59,7 +63,9 @@ class Finding:
             "column": self.column + 1,
             "end_line": self.end_line,
             "end_column": None if self.end_column is None else self.end_column + 1,
-            "fix": self.rule.fix or None,
+            "help": self.rule.fix or None,
+            "fix": None,  # the JSON reporter fills it in (edit columns need the file's text)
+            "reach": list(self.reach),
             "url": self.rule.url,
         }
 
@@ -74,7 +80,8 @@ def shown(code, limit: int = 60, keep_end: bool = False) -> str:
     return "..." + text[-(limit - 3):] if keep_end else text[:limit - 3] + "..."
 
 
-def finding_at(rule: Rule, node, message: str, path: str, reach: Tuple[str, ...] = ()) -> Finding:
+def finding_at(rule: Rule, node, message: str, path: str, reach: Tuple[str, ...] = (),
+               fix: Optional["Fix"] = None) -> Finding:
     """A finding spanning an astroid node; a def or class spans only its `def name` part
     (not its decorators and body), so editors do not highlight a whole function."""
     span = getattr(node, "position", None) or node
@@ -87,4 +94,5 @@ def finding_at(rule: Rule, node, message: str, path: str, reach: Tuple[str, ...]
         end_column=getattr(span, "end_col_offset", None),
         message=message,
         reach=reach,
+        fix=fix,
     )

@@ -252,6 +252,14 @@ def _msgs(rules) -> dict:
     }
 
 
+def _fixable(finding: Finding) -> str:
+    """pylint cannot apply fixes: the message says which command does."""
+    if finding.fix is None:
+        return ""
+    return " (fixable: mslint --fix)" if finding.fix.applicability == "safe" else \
+        " (fixable: mslint --fix --unsafe-fixes)"
+
+
 class _FamilyChecker(BaseChecker):
     name = CHECKER_NAME
     rules: Tuple[Rule, ...] = ()
@@ -263,7 +271,8 @@ class _FamilyChecker(BaseChecker):
                 self.add_message(
                     finding.rule.symbol, line=finding.line, col_offset=finding.column,
                     end_lineno=finding.end_line, end_col_offset=finding.end_column,
-                    args=(finding.message,), confidence=HIGH,
+                    args=(finding.message + _fixable(finding),),
+                    confidence=HIGH,
                 )
 
 

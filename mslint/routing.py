@@ -56,7 +56,8 @@ def _routed(finding: Finding, run_paths: Dict[str, str], in_project: Callable[[s
         message = f"calls {site.callee}, which reaches this at {where} (a file not in this run): {said}"
         return replace(finding, path=shown, line=site.line, column=site.column, end_line=site.end_line,
                        end_column=site.end_column, message=message,
-                       origin=(absolute, finding.line, finding.column))
+                       origin=(absolute, finding.line, finding.column),
+                       fix=None)  # its edits are in the file not in this run
     return None
 
 

@@ -486,6 +486,25 @@ def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches
     return RunReport(findings, withheld, len(files), len(context))
 
 
+def lint_sources(sources: Sequence[Tuple[str, str]], config: Configs) -> List[Finding]:
+    """Findings for (path, text) pairs whose text is not what is on disk (yet): `--fix` lints
+    its fixed text again before writing, and `--diff` never writes.  No cache, one process;
+    only these files are analysed (not their importers: a helper's finding reached only from
+    another module's graph code is in the first, on-disk run, not in these re-runs)."""
+    config_for = config if callable(config) else (lambda path, _config=config: _config)
+    resolve.clear_file_caches()
+    project.forget_projects()
+    pending = tuple((path, text, config_for(path)) for path, text in sources)
+    _start_session()
+    try:
+        analysed = _lint_many(pending)
+    finally:
+        _end_session()
+    raw = [finding for result in analysed for finding in result.findings]
+    findings, _ = report(raw, {os.path.abspath(path): path for path, _ in sources}, dict(sources), config_for)
+    return findings
+
+
 def context_files(run_paths: Dict[str, str], config_for: Callable[[str], config_module.Config]) -> List[str]:
     """The project modules outside the run whose graph code may reach a file of the run: those
     that import one, directly or through other modules, and may hold graph code."""

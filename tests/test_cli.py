@@ -55,13 +55,14 @@ def test_json_output_has_the_documented_keys_and_one_based_columns(tree, capsys)
     status, out, _ = run(capsys, "--format", "json", "net.py")
     assert status == 1
     [finding] = json.loads(out)
-    assert set(finding) == {"code", "symbol", "message", "severity", "path", "line", "column", "end_line",
-                            "end_column", "fix", "url"}
+    assert list(finding) == ["code", "symbol", "message", "severity", "path", "line", "column", "end_line",
+                             "end_column", "help", "fix", "reach", "fingerprint", "url"]
     assert (finding["code"], finding["symbol"], finding["severity"]) == ("MS102", "third-party-call-on-tensor", "error")
     assert (finding["path"], finding["line"], finding["column"]) == ("net.py", 7, 16)
     assert (finding["end_line"], finding["end_column"]) == (7, 25)
     assert finding["url"].endswith("/docs/rules/MS102.md")
-    assert finding["fix"]
+    assert finding["help"] and finding["fix"] is None and finding["reach"] == []
+    assert len(finding["fingerprint"]) == 32
 
 
 def test_text_output_has_location_code_symbol_and_a_help_line(tree, capsys):

@@ -61,7 +61,32 @@ def _jobs():
     return jobs
 
 
-JOBS = _jobs()
+def _fixed_jobs():
+    """Every fixable rule's Examples after `mslint --fix --unsafe-fixes` (mslint.fix_command.fixed_text),
+    driven as the page's "Use instead" is and claimed to behave as it does: a fix must do what the
+    page says the good code does (an Example without its own "Use instead" takes the last one)."""
+    import tempfile
+
+    from mslint.config import Config
+    from mslint.fix_command import fixed_text
+    from mslint.fixes import FIXABLE
+
+    jobs = []
+    with tempfile.TemporaryDirectory() as root:
+        path = os.path.join(root, "example.py")
+        for code in sorted(FIXABLE):
+            text = claims.read(code)
+            good = claims.parse(text)["use_instead"]
+            for number, example in enumerate(rule_pages.python_blocks(rule_pages.sections(text)["Example"]), start=1):
+                block = good[min(number, len(good)) - 1]
+                fixed = fixed_text(path, example, Config(root=root))
+                for mode, outcome in block["modes"].items():
+                    jobs.append({"id": f"{code}-fixed{number}-{mode}", "source": fixed, "mode": mode,
+                                 "drive": block["drive"], "outcome": outcome})
+    return jobs
+
+
+JOBS = _jobs() + _fixed_jobs()
 
 
 @pytest.mark.parametrize("code", CODES)

@@ -12,5 +12,6 @@ def report(findings: List[Finding], out: TextIO, context: dict) -> None:
     locations.clear_cache()
     color = context.get("color", False)
     for finding in findings:
-        out.write(headline(finding, locations.source_line(finding.path, finding.line), color) + "\n")
+        out.write(headline(finding, locations.source_line(finding.path, finding.line), color,
+                           context.get("unsafe_fixes", False)) + "\n")
     out.writelines(line + "\n" for line in closing_lines(findings, context))

@@ -3,15 +3,24 @@ Columns are 1-based characters, as in the text format."""
 from __future__ import annotations
 
 import json
-from typing import List, TextIO
+from typing import List, Optional, TextIO
 
 from mslint.findings import Finding
 from mslint.reporters import locations
+from mslint.reporters.sarif import fingerprints
 
 
 def report(findings: List[Finding], out: TextIO, context: dict) -> None:
     locations.clear_cache()
-    json.dump([as_dict(f) for f in findings], out, indent=2, sort_keys=False, ensure_ascii=False)
+    objects = []
+    for finding, fingerprint in zip(findings, fingerprints(findings, context.get("base") or locations.base_directory())):
+        item = as_dict(finding)
+        item["fix"] = fix_object(finding)
+        url = item.pop("url")
+        item["fingerprint"] = fingerprint
+        item["url"] = url
+        objects.append(item)
+    json.dump(objects, out, indent=2, sort_keys=False, ensure_ascii=False)
     out.write("\n")
 
 
@@ -25,3 +34,20 @@ def as_dict(finding: Finding) -> dict:
                                                                                         finding.end_line)
         item["end_column"] = locations.character_column(end_text, finding.end_column)
     return item
+
+
+def fix_object(finding: Finding) -> Optional[dict]:
+    """ruff's shape; columns are 1-based characters, as an editor applying the edit counts them."""
+    if finding.fix is None:
+        return None
+
+    def position(line: int, byte_offset: int) -> dict:
+        return {"line": line, "column": locations.character_column(locations.source_line(finding.path, line),
+                                                                   byte_offset)}
+
+    return {
+        "applicability": finding.fix.applicability,
+        "message": finding.fix.message,
+        "edits": [{"content": e.content, "location": position(e.line, e.column),
+                   "end_location": position(e.end_line, e.end_column)} for e in finding.fix.edits],
+    }

@@ -123,7 +123,7 @@ def _result(finding: Finding, line_text: Optional[str], key: tuple, occurrence: 
                                                                                               finding.end_line)
         region["endLine"] = finding.end_line
         region["endColumn"] = locations.utf16_column(end_text, finding.end_column)  # exclusive, as SARIF's
-    return {
+    result = {
         "ruleId": finding.code,
         "ruleIndex": rule_index,
         "level": _LEVEL[finding.rule.severity],
@@ -131,6 +131,23 @@ def _result(finding: Finding, line_text: Optional[str], key: tuple, occurrence: 
         "locations": [{"physicalLocation": {"artifactLocation": artifact, "region": region}}],
         "partialFingerprints": {FINGERPRINT_KEY: fingerprint(*key, occurrence)},
     }
+    if finding.fix is not None:
+        result["fixes"] = [_fix(finding, artifact)]
+    return result
+
+
+def _fix(finding: Finding, artifact: dict) -> dict:
+    """A SARIF fix: the finding's edits as replacements of regions (UTF-16 columns, as the run says)."""
+    def column(line: int, byte_offset: int) -> int:
+        return locations.utf16_column(locations.source_line(finding.path, line), byte_offset)
+
+    replacements = [{
+        "deletedRegion": {"startLine": e.line, "startColumn": column(e.line, e.column),
+                          "endLine": e.end_line, "endColumn": column(e.end_line, e.end_column)},
+        "insertedContent": {"text": e.content},
+    } for e in finding.fix.edits]
+    return {"description": {"text": f"{finding.fix.message} ({finding.fix.applicability} fix)"},
+            "artifactChanges": [{"artifactLocation": artifact, "replacements": replacements}]}
 
 
 def fingerprint(code: str, path: str, normalized_line: str, occurrence: int) -> str:

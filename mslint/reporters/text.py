@@ -6,6 +6,7 @@ from collections import Counter
 from typing import List, Optional, TextIO
 
 from mslint.findings import Finding
+from mslint.fixes import applicable, fixable_summary
 from mslint.reporters import locations
 from mslint.reporters.style import SEVERITY_STYLE, paint
 
@@ -15,7 +16,7 @@ def report(findings: List[Finding], out: TextIO, context: dict) -> None:
     color = context.get("color", False)
     for finding in findings:
         text = locations.source_line(finding.path, finding.line)
-        out.write(headline(finding, text, color) + "\n")
+        out.write(headline(finding, text, color, context.get("unsafe_fixes", False)) + "\n")
         out.writelines(line + "\n" for line in source_context(finding, text, color))
         if finding.rule.fix:
             out.write(f"    {paint('help:', 'bold', color)} {finding.rule.fix}\n")
@@ -31,6 +32,9 @@ def closing_lines(findings: List[Finding], context: dict) -> List[str]:
     lines = [summary(findings, context.get("files", 0))]
     if context.get("withheld"):
         lines.append(withheld_note(context["withheld"]))
+    fixable = fixable_summary(findings, context.get("unsafe_fixes", False))
+    if fixable:
+        lines.append(fixable)
     return lines
 
 
@@ -41,11 +45,13 @@ def withheld_note(count: int) -> str:
             "sets PYNATIVE_MODE (--graph-mode always shows them).")
 
 
-def headline(finding: Finding, text: Optional[str], color: bool = False) -> str:
-    """`path:line:col: CODE symbol message`, the column in characters."""
+def headline(finding: Finding, text: Optional[str], color: bool = False, unsafe_fixes: bool = False) -> str:
+    """`path:line:col: CODE symbol message`, the column in characters; `CODE [*]` when --fix
+    (with --unsafe-fixes: also an unsafe fix) would fix it, as ruff marks it."""
     where = f"{finding.path}:{finding.line}:{locations.character_column(text, finding.column)}:"
     code = paint(finding.code, SEVERITY_STYLE[finding.rule.severity], color)
-    return f"{paint(where, 'bold', color)} {code} {finding.symbol} {finding.message}"
+    mark = " [*]" if applicable(finding, unsafe_fixes) else ""
+    return f"{paint(where, 'bold', color)} {code}{mark} {finding.symbol} {finding.message}"
 
 
 def source_context(finding: Finding, text: Optional[str], color: bool = False) -> List[str]:
