@@ -8,6 +8,7 @@ every finding below is in the construct of the class whose base is elsewhere.)
 from __future__ import annotations
 
 import json
+import re
 import os
 import subprocess
 import sys
@@ -48,7 +49,8 @@ def run_pylint(root: Path, *paths: str, pythonpath: Optional[str] = None) -> Set
                            "--output-format=json2", *(paths or ("."))], cwd=root, capture_output=True, text=True,
                           env=_environment(pythonpath), timeout=300)
     assert done.stdout, done.stderr
-    return {("MS" + m["messageId"][2:], m["path"], m["line"], m["message"])
+    # (the plugin's message names the command that fixes a fixable finding; the command's does not)
+    return {("MS" + m["messageId"][2:], m["path"], m["line"], re.sub(r" \(fixable: mslint --fix[^)]*\)$", "", m["message"]))
             for m in json.loads(done.stdout)["messages"]}
 
 
