@@ -17,8 +17,10 @@ builds a tree.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
+import re
 import sys
 import tempfile
 from typing import Dict, Iterable, List, Optional, Tuple
@@ -69,10 +71,8 @@ def code_digest() -> str:
     parser versions, so an upgrade or a local edit of a rule never reuses stale results."""
     global _CODE_DIGEST
     if _CODE_DIGEST is None:
-        import mslint.checkers as checkers
-
         digest = hashlib.sha256(f"{__version__} {sys.version_info[:2]} {_astroid_version()}".encode())
-        for directory in sorted({_PACKAGE_DIRECTORY, os.path.dirname(os.path.abspath(checkers.__file__))}):
+        for directory in sorted({_PACKAGE_DIRECTORY, _checkers_directory()}):
             for folder, subfolders, files in os.walk(directory):
                 subfolders[:] = sorted(d for d in subfolders if d != "__pycache__")
                 for name in sorted(files):
@@ -83,12 +83,24 @@ def code_digest() -> str:
     return _CODE_DIGEST
 
 
-def _astroid_version() -> str:
-    try:
-        from importlib.metadata import version
+def _checkers_directory() -> str:
+    # found, not imported: importing the checkers loads astroid, which a warm run never needs
+    spec = importlib.util.find_spec("mslint.checkers")
+    return os.path.abspath(list(spec.submodule_search_locations)[0])
 
-        return version("astroid")
-    except Exception:  # noqa: BLE001 - not installed as a distribution: the digest still covers mslint
+
+_VERSION_LINE = re.compile(rb"""^__version__\s*=\s*["']([^"']+)["']""", re.MULTILINE)
+
+
+def _astroid_version() -> str:
+    """astroid's version, read from its __pkginfo__.py (importing astroid, or asking
+    importlib.metadata, costs a warm run more than all its other work)."""
+    try:
+        spec = importlib.util.find_spec("astroid")
+        with open(os.path.join(os.path.dirname(spec.origin), "__pkginfo__.py"), "rb") as handle:
+            found = _VERSION_LINE.search(handle.read())
+        return found.group(1).decode() if found else "?"
+    except (AttributeError, ImportError, OSError, TypeError):  # not found: the digest still covers mslint
         return "?"
 
 
@@ -157,7 +169,7 @@ class ResultCache:
             if self.hashes.get(dependency) != expected:
                 return None
         if entry.get("lookups"):
-            from mslint.resolve import _find_project_file  # cheap: no astroid tree is built
+            from mslint.module_files import _find_project_file
 
             for dotted, directory, expected in entry["lookups"]:
                 if _find_project_file(dotted, directory) != expected:

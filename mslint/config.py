@@ -318,6 +318,26 @@ def enabled_rules(config: Config, path: Optional[str] = None) -> Dict[str, bool]
     from mslint.rules import registry
 
     rules = registry()
+    memo = _ENABLED.get(id(config))
+    if memo is not None and memo[0] is config:
+        enabled = dict(memo[1])
+    else:
+        enabled = _enabled_by_selection(config, rules)
+        if len(_ENABLED) >= 256:  # a long-lived process (the plugin, the server) sees configurations change
+            _ENABLED.clear()
+        _ENABLED[id(config)] = (config, dict(enabled))  # (the config is kept: its id is not reused)
+    if path:
+        for selector in config.ignored_for(path):
+            for rule in rules.matching(selector):
+                enabled[rule.code] = False
+    return enabled
+
+
+# configuration -> its rule selection: a run asks once per file, for a handful of configurations
+_ENABLED: Dict[int, Tuple[Config, Dict[str, bool]]] = {}
+
+
+def _enabled_by_selection(config: Config, rules) -> Dict[str, bool]:
     enabled = {rule.code: rule.default_enabled for rule in rules}
 
     def turn(selectors, state: bool) -> None:
@@ -333,6 +353,4 @@ def enabled_rules(config: Config, path: Optional[str] = None) -> Dict[str, bool]
             turn(select, True)
         turn(extend_select, True)
         turn(ignore, False)
-    if path:
-        turn(config.ignored_for(path), False)
     return enabled

@@ -18,7 +18,7 @@ import re
 import stat
 from typing import Dict, FrozenSet, Iterable, List, Optional, Set
 
-from mslint import resolve
+from mslint import module_files
 from mslint.directories import PROJECT_MARKERS
 
 # Directories never worth descending into: VCS, virtual environments, builds, caches.
@@ -141,7 +141,7 @@ class Project:
         parts = dotted.split(".")
         found = set()
         for cut in range(1, len(parts) + 1):
-            located = resolve.find_project_file(".".join(parts[:cut]), directory)
+            located = module_files.find_project_file(".".join(parts[:cut]), directory)
             if located is not None and os.path.isfile(located):  # (not a namespace package's directory)
                 found.add(os.path.abspath(located))
         return found

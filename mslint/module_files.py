@@ -1,0 +1,166 @@
+"""Where project modules are on disk: module names of files, the search for an imported
+module's file (packages, namespace packages, src layouts), what kind a top-level name is,
+and the hooks through which a run records what its analysis read.  No astroid here: the
+command's warm path (every result cached) needs these and nothing that parses."""
+from __future__ import annotations
+
+import os
+import sys
+from contextlib import contextmanager
+from functools import lru_cache
+from typing import Dict, Optional, Tuple
+
+from mslint import data
+from mslint.directories import PROJECT_MARKERS
+
+MINDSPORE = "mindspore"  # never third-party: mindspore.numpy, mindspore.scipy, ops, mint
+BUILTIN = "builtin"  # print, len, int: handled by the graph compiler itself
+STDLIB = "stdlib"  # interpreted by JIT Fallback (MindSpore calls these third-party)
+THIRD_PARTY = "third-party"  # whitelisted site-packages modules (numpy, scipy, ...)
+PROJECT = "project"  # the user's own modules: compiled
+UNKNOWN = "unknown"
+
+_STDLIB_NAMES = frozenset(getattr(sys, "stdlib_module_names", ())) | frozenset(sys.builtin_module_names)
+
+
+def module_name_for_file(path: str) -> str:
+    """Dotted module name of a file: its stem, prefixed by every enclosing package."""
+    path = os.path.abspath(path)
+    directory, filename = os.path.split(path)
+    stem = os.path.splitext(filename)[0]
+    parts = [] if stem == "__init__" else [stem]
+    while os.path.isfile(os.path.join(directory, "__init__.py")):
+        directory, package = os.path.split(directory)
+        if not package:
+            break
+        parts.insert(0, package)
+    return ".".join(parts) or stem
+
+
+@lru_cache(maxsize=4096)
+def _search_bases(directory: str) -> Tuple[str, ...]:
+    """Directories an import in `directory` may resolve against: the directory itself
+    (a script's sys.path[0]), its parents up to the project root, and the root's `src/`
+    (a src layout: `pkg` lives in root/src/pkg and is imported as `pkg`)."""
+    bases = []
+    current = directory
+    for _ in range(8):
+        bases.append(current)
+        if any(os.path.exists(os.path.join(current, m)) for m in PROJECT_MARKERS):
+            source_layout = os.path.join(current, "src")
+            if os.path.isdir(source_layout) and source_layout not in bases:
+                bases.append(source_layout)
+            break
+        parent = os.path.dirname(current)
+        if parent == current:
+            break
+        current = parent
+    return tuple(bases)
+
+
+class ReadLog:
+    """What one analysis read outside its own file: the project files it loaded and the
+    results of its project-module lookups.  A result cache keys on both, so editing a base
+    class's module, or adding a module an import may now find, invalidates the result."""
+
+    def __init__(self):
+        self.files: set = set()
+        self.lookups: Dict[Tuple[str, str], Optional[str]] = {}
+
+    def merge(self, other: "ReadLog") -> None:
+        self.files |= other.files
+        self.lookups.update(other.lookups)
+
+
+class _Hooks:
+    log: Optional[ReadLog] = None  # set while a runner records an analysis
+    loader = None  # path -> Module; None: astroid's manager (the pylint plugin)
+
+
+HOOKS = _Hooks()
+
+
+@contextmanager
+def outside_the_project():
+    """Read an installed library's modules: with astroid's own manager, and not recorded
+    among what the project's analysis depends on (a result cache keys on project files)."""
+    saved = HOOKS.log, HOOKS.loader
+    HOOKS.log, HOOKS.loader = None, None
+    try:
+        yield
+    finally:
+        HOOKS.log, HOOKS.loader = saved
+
+
+def find_project_file(dotted: str, from_directory: str) -> Optional[str]:
+    """The source file of project module `dotted`, searched from a linted file's directory."""
+    found = _find_project_file(dotted, from_directory)
+    if HOOKS.log is not None:
+        HOOKS.log.lookups[(dotted, from_directory)] = found
+    return found
+
+
+@lru_cache(maxsize=16384)
+def _find_project_file(dotted: str, from_directory: str) -> Optional[str]:
+    """The module's file, or for a namespace package (a directory without __init__.py, such as
+    a model zoo's `src/`) the directory itself; None when it is not project code.
+
+    As Python's path finder does, a module or regular package in any search base wins over a
+    namespace directory in an earlier one."""
+    top = dotted.split(".")[0]
+    if kind_of_top_level(top) in (MINDSPORE, STDLIB, THIRD_PARTY, BUILTIN):
+        return None
+    parts = dotted.split(".")
+    namespace = None
+    for base in _search_bases(from_directory):
+        candidate = os.path.join(base, *parts)
+        if os.path.isfile(candidate + ".py"):
+            return candidate + ".py"
+        init = os.path.join(candidate, "__init__.py")
+        if os.path.isfile(init):
+            return init
+        if namespace is None and os.path.isdir(candidate):
+            namespace = candidate
+    return namespace
+
+
+def clear_file_caches() -> None:
+    """Forget what the file system looked like (a new run in the same process may see new files)."""
+    _find_project_file.cache_clear()
+    _search_bases.cache_clear()
+    package_name.cache_clear()
+
+
+def kind_of_top_level(top: str) -> str:
+    if top == "mindspore":
+        return MINDSPORE
+    if top == "builtins":
+        return BUILTIN
+    if top in data.third_party_whitelist():
+        return THIRD_PARTY
+    if top in _STDLIB_NAMES:
+        return STDLIB
+    return UNKNOWN
+
+
+def _ancestor(directory: str, levels: int) -> str:
+    for _ in range(levels):
+        directory = os.path.dirname(directory)
+    return directory
+
+
+@lru_cache(maxsize=4096)
+def package_name(directory: str) -> Optional[str]:
+    """The dotted name a directory is imported by: its name, prefixed by every enclosing
+    regular package (a namespace package's name is its own; the import search walks up)."""
+    name = os.path.basename(directory)
+    if not name.isidentifier():
+        return None
+    parts = [name]
+    parent = os.path.dirname(directory)
+    while os.path.isfile(os.path.join(directory, "__init__.py")) and os.path.isfile(os.path.join(parent, "__init__.py")):
+        directory, parent = parent, os.path.dirname(parent)
+        if not os.path.basename(directory).isidentifier():
+            break
+        parts.insert(0, os.path.basename(directory))
+    return ".".join(parts)
