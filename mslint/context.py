@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import replace
-from typing import Dict, Iterator, List, Optional, Tuple, Type
+from typing import Dict, Iterator, List, Optional, Set, Tuple, Type
 
 from astroid import nodes
 
@@ -29,8 +29,11 @@ class ModuleContext:
         self.resolver.register_module(module)
         self.classes = ClassIndex(self.resolver, config.extra_jit_decorators, config.extra_cell_bases,
                                   libraries=library_classes())
-        self.interpreter = lattice.Interpreter(self.resolver, self.class_facts, self._resolve_class, self.classes)
+        self.interpreter = lattice.Interpreter(self.resolver, self.class_facts, self._resolve_class, self.classes,
+                                               flavour=(tuple(config.extra_jit_decorators),
+                                                        tuple(config.extra_cell_bases)))
         self._facts: Dict[nodes.ClassDef, lattice.ClassFacts] = {}
+        self._impure_facts: Set[nodes.ClassDef] = set()
         self._scope: Optional[GraphScope] = None
         self._index: Optional[NodeIndex] = index  # (the plugin passes one filled by pylint's walk)
         self._nodes_cache: Dict[object, object] = {}  # graph-node lists, and where each type is in them
@@ -119,31 +122,53 @@ class ModuleContext:
         """Attributes the class hierarchy's non-graph methods (__init__ first) store on self."""
         if cls is None:
             return lattice.ClassFacts({})
-        if cls not in self._facts:
-            self._facts[cls] = lattice.ClassFacts({})  # recursion guard
-            # __init__ defines what an attribute is (a subclass's __init__ overrides its base's);
-            # other non-graph methods only add attributes __init__ does not set
-            from_init: Dict[str, lattice.Value] = {}
-            from_others: Dict[str, lattice.Value] = {}
-            for klass in reversed(self.classes.mro(cls)):
-                methods = [m for m in klass.mymethods() if m.name not in ("construct", "bprop")
-                           and self._assigns_self_attribute(m) and self.classes.jit_decorator(m) is None]
-                for method in methods:
-                    params = {name: lattice.CONST for name in lattice.root_params(method, self.resolver)}
-                    state = self.interpreter.run(method, params, None)
-                    for key, value in state.env.items():
-                        if not key.startswith("self."):
-                            continue
-                        name = key[5:]
-                        if method.name == "__init__":
-                            from_init[name] = value
-                        else:
-                            from_others[name] = lattice.join(from_others[name], value) if name in from_others else value
-            # an attribute another method reassigns (`enable_cache()`) has no known truth value
-            from_init = {name: lattice.without_truth(value) if name in from_others else value
-                         for name, value in from_init.items()}
-            self._facts[cls] = lattice.ClassFacts({**from_others, **from_init})
-        return self._facts[cls]
+        interpreter = self.interpreter
+        if cls in self._facts:
+            if cls in self._impure_facts:
+                interpreter.impure += 1
+            return self._facts[cls]
+        key = (interpreter.flavour, cls)
+        shared = lattice.SHARED.facts.get(key)
+        if shared is not None:
+            self._facts[cls] = shared
+            return shared
+        self._facts[cls] = lattice.ClassFacts({})  # recursion guard (reading it makes the reader impure)
+        self._impure_facts.add(cls)
+        before, depth = interpreter.impure, interpreter._inline_depth
+        interpreter._inline_depth = 0  # facts are the class's, not the caller's: computed from the top
+        try:
+            facts = self._compute_class_facts(cls)
+        finally:
+            interpreter._inline_depth = depth
+        self._facts[cls] = facts
+        if interpreter.impure == before:
+            self._impure_facts.discard(cls)
+            lattice.SHARED.remember(lattice.SHARED.facts, key, facts)
+        return facts
+
+    def _compute_class_facts(self, cls: nodes.ClassDef) -> lattice.ClassFacts:
+        # __init__ defines what an attribute is (a subclass's __init__ overrides its base's);
+        # other non-graph methods only add attributes __init__ does not set
+        from_init: Dict[str, lattice.Value] = {}
+        from_others: Dict[str, lattice.Value] = {}
+        for klass in reversed(self.classes.mro(cls)):
+            methods = [m for m in klass.mymethods() if m.name not in ("construct", "bprop")
+                       and self._assigns_self_attribute(m) and self.classes.jit_decorator(m) is None]
+            for method in methods:
+                params = {name: lattice.CONST for name in lattice.root_params(method, self.resolver)}
+                state = self.interpreter.run(method, params, None)
+                for key, value in state.env.items():
+                    if not key.startswith("self."):
+                        continue
+                    name = key[5:]
+                    if method.name == "__init__":
+                        from_init[name] = value
+                    else:
+                        from_others[name] = lattice.join(from_others[name], value) if name in from_others else value
+        # an attribute another method reassigns (`enable_cache()`) has no known truth value
+        from_init = {name: lattice.without_truth(value) if name in from_others else value
+                     for name, value in from_init.items()}
+        return lattice.ClassFacts({**from_others, **from_init})
 
     def _assigns_self_attribute(self, method: nodes.FunctionDef) -> bool:
         """Whether the method stores anything on `self` (only then can it add a class fact)."""

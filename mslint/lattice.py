@@ -218,6 +218,40 @@ _RANDOM_DISTRIBUTION_ARITY = {
 _SCALAR_REDUCTIONS = frozenset({"sum", "mean", "max", "min", "prod", "std", "var", "item", "any", "all",
                                 "argmax", "argmin"})
 MAX_INLINE_DEPTH = 2  # how deep return values of project functions are followed
+
+
+class SharedResults:
+    """Results of one analysis that any other analysis in the process would compute the same
+    (the project modules' trees are shared): return values of project functions for given
+    arguments and depth, and class facts.  Only results that read no recursion guard are kept
+    (Interpreter.impure),
+    so which analysis ran first never changes a finding; the pylint plugin analyses each module
+    and its importers, and the command each file, reaching the same helpers and base classes."""
+
+    LIMIT = 200_000  # entries; a bound on memory for a long-lived process
+
+    def __init__(self):
+        self.returns: Dict[tuple, Value] = {}
+        self.facts: Dict[tuple, "ClassFacts"] = {}
+
+    def remember(self, table: dict, key: tuple, value) -> None:
+        if len(table) >= self.LIMIT:
+            table.clear()
+        table[key] = value
+
+    def forget(self) -> None:
+        """Trees were dropped or may be rebuilt (a new run, evicted modules): their keys are stale."""
+        self.returns.clear()
+        self.facts.clear()
+
+
+SHARED = SharedResults()
+
+
+def _identity(value: "Value") -> tuple:
+    """Everything about a value an evaluation may read (equality leaves out the class node)."""
+    elements = None if value.elements is None else tuple(_identity(e) for e in value.elements)
+    return (value.kind, value.tags, value.cls, value.node, elements)
 _BOOL_METHODS = frozenset({
     "isnan", "isinf", "isfinite", "isneginf", "isposinf", "logical_and", "logical_or", "logical_not",
     "logical_xor", "eq", "ne", "gt", "lt", "ge", "le", "greater", "less", "greater_equal", "less_equal",
@@ -317,15 +351,21 @@ class Interpreter:
     """Evaluates function bodies over the CONST/VAR/UNKNOWN lattice."""
 
     def __init__(self, resolver: resolve.Resolver, class_facts: Callable[[Optional[nodes.ClassDef]], ClassFacts],
-                 resolve_class: Callable[[nodes.NodeNG], Optional[nodes.ClassDef]], classes: ClassIndex):
+                 resolve_class: Callable[[nodes.NodeNG], Optional[nodes.ClassDef]], classes: ClassIndex,
+                 flavour: tuple = ()):
         self.resolver = resolver
         self.class_facts = class_facts
         self.resolve_class = resolve_class  # a call's function expression -> project ClassDef
         self.classes = classes  # methods through the project hierarchy, decorators
         self._module_constants: Dict[Tuple[int, str], Value] = {}
         self._global_names: Dict[int, FrozenSet[str]] = {}  # per module, the names some `global` declares
-        self._returns: Dict[tuple, Value] = {}
+        self._returns: Dict[tuple, Tuple[Optional[tuple], Value]] = {}  # key -> (exact key if pure, value)
         self._inline_depth = 0
+        self.flavour = flavour  # the configuration the results depend on (part of a shared key)
+        # How many times a result read something that depends on what ran before (a class-facts
+        # recursion guard, or a result that read one): a result computed while this count stays
+        # put is the same in any analysis, and is shared with the other analyses (SHARED).
+        self.impure = 0
 
     # -- entry points ------------------------------------------------------------------
     def run(self, function, params: Dict[str, Value], self_class: Optional[nodes.ClassDef]) -> FunctionValues:
@@ -814,7 +854,8 @@ class Interpreter:
         return self._return_of(target, args, kwargs, bound, self_class)
 
     def _return_of(self, target, args, kwargs, bound: bool, self_class) -> Optional[Value]:
-        if self._inline_depth >= MAX_INLINE_DEPTH:
+        depth = self._inline_depth
+        if depth >= MAX_INLINE_DEPTH:
             return None
         if not isinstance(target, nodes.FunctionDef) or target.is_generator():
             return None
@@ -823,16 +864,35 @@ class Interpreter:
         if bound and is_static_method(target):
             bound = False
         params = _bind_call(target, args, kwargs, bound, self.resolver)
-        key = (target, self_class, tuple(sorted((k, v.kind, v.tags) for k, v in params.items())))
-        if key not in self._returns:
-            self._returns[key] = UNKNOWN  # recursion guard
-            self._inline_depth += 1
-            try:
-                inner = self.run(target, params, self_class)
-            finally:
-                self._inline_depth -= 1
-            self._returns[key] = join(*inner.returns) if inner.returns else UNKNOWN
-        return self._returns[key]
+        # the depth is part of the key: what a call returns depends on how much deeper it may look
+        # (and, since it grows along a chain of calls, a call can never wait on itself)
+        # This analysis answers calls alike in kind and tags alike (the first one's answer), which
+        # keeps it fast; the other analyses get only exact answers: the key with every detail.
+        key = (depth, target, self_class, tuple(sorted((k, v.kind, v.tags) for k, v in params.items())))
+        exact = (self.flavour, depth, target, self_class,
+                 tuple(sorted((name, _identity(value)) for name, value in params.items())))
+        if key in self._returns:
+            answered_for, result = self._returns[key]
+            if answered_for != exact or answered_for is None:
+                self.impure += 1  # another call's answer, or a cut-short one: depends on what ran first
+            return result
+        shared = SHARED.returns.get(exact)
+        if shared is not None:
+            self._returns[key] = (exact, shared)
+            return shared
+        before = self.impure
+        self._inline_depth += 1
+        try:
+            inner = self.run(target, params, self_class)
+        finally:
+            self._inline_depth -= 1
+        result = join(*inner.returns) if inner.returns else UNKNOWN
+        if self.impure == before:
+            SHARED.remember(SHARED.returns, exact, result)
+            self._returns[key] = (exact, result)
+        else:
+            self._returns[key] = (None, result)
+        return result
 
     def _method_call(self, name: str, receiver: Value, node, args, kwargs, arg_kind: Kind,
                      state: FunctionValues) -> Value:

@@ -19,7 +19,7 @@ from pylint.constants import WarningScope
 from pylint.interfaces import HIGH
 
 from mslint import config as config_module
-from mslint import project, routing
+from mslint import lattice, project, routing
 from mslint.context import ModuleContext
 from mslint.engine import check_module
 from mslint.findings import Finding
@@ -83,6 +83,7 @@ def _start_run(linter) -> None:
         _STATE = _RunState()
         _STATE.linter = linter
         project.forget_projects()
+        lattice.SHARED.forget()  # results keyed by the last run's trees
 
 
 def _source_bytes(module) -> bytes:

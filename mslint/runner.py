@@ -28,18 +28,17 @@ import stat
 import sys
 import tokenize
 from collections import OrderedDict
-from concurrent.futures import ProcessPoolExecutor
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from mslint import budget
 from mslint import config as config_module
 from mslint import project
-from mslint import resolve
+from mslint import module_files
 from mslint import routing
 from mslint.cache import ResultCache
 from mslint.findings import Finding
 from mslint.project import SKIPPED_DIRECTORIES  # noqa: F401 - part of this module's interface
-from mslint.resolve import ReadLog, module_name_for_file
+from mslint.module_files import ReadLog, module_name_for_file
 from mslint.rules import ANALYSIS_INCOMPLETE, FILE_UNREADABLE, SYNTAX_ERROR, USELESS_SUPPRESSION, registry
 from mslint.suppression import Suppressions, useless_suppressions
 
@@ -119,6 +118,8 @@ def _lean_builder_class():
     import astroid
     from astroid.builder import AstroidBuilder
 
+    from mslint import resolve
+
     class LeanBuilder(AstroidBuilder):
         def __init__(self, store: "_ModuleStore", path: Optional[str]):
             super().__init__(astroid.MANAGER, apply_transforms=False)
@@ -174,11 +175,11 @@ class _ModuleStore:
         if self._builder is None:
             self._builder = _lean_builder_class()
         absolute = os.path.abspath(path)
-        outer, resolve.HOOKS.log = resolve.HOOKS.log, ReadLog()
+        outer, module_files.HOOKS.log = module_files.HOOKS.log, ReadLog()
         try:
             module = self._builder(self, path).string_build(source, module_name_for_file(path), path)
         finally:
-            log, resolve.HOOKS.log = resolve.HOOKS.log, outer
+            log, module_files.HOOKS.log = module_files.HOOKS.log, outer
             self.building.pop(absolute, None)
         cache = astroid.MANAGER.astroid_cache
         if cache.get(module.name) is module:  # project modules live here, not in astroid's cache
@@ -196,8 +197,8 @@ class _ModuleStore:
         item = self.modules.get(absolute)
         if item is not None and (source is None or item[2] == hash(source)):
             self.modules.move_to_end(absolute)
-            if resolve.HOOKS.log is not None:
-                resolve.HOOKS.log.merge(item[1])
+            if module_files.HOOKS.log is not None:
+                module_files.HOOKS.log.merge(item[1])
             return item[0]
         if source is not None:
             return self.build(path, source)
@@ -207,6 +208,10 @@ class _ModuleStore:
             return None
 
     def trim(self) -> None:
+        if len(self.modules) > self.limit:
+            from mslint import lattice
+
+            lattice.SHARED.forget()  # its keys hold the trees about to be dropped
         while len(self.modules) > self.limit:
             self.modules.popitem(last=False)
             self._evicted += 1
@@ -227,18 +232,24 @@ _SAVED_GC: List[tuple] = []
 def _start_session() -> None:
     """A fresh module store, loaded through the lean builder (also in each worker process)."""
     global _STORE
+    from mslint import lattice
+
+    lattice.SHARED.forget()
     _STORE = _ModuleStore()
-    resolve.HOOKS.loader = _STORE.get
-    resolve.HOOKS.log = None
+    module_files.HOOKS.loader = _STORE.get
+    module_files.HOOKS.log = None
     _SAVED_GC.append(gc.get_threshold())
     gc.set_threshold(*GC_THRESHOLDS)
 
 
 def _end_session() -> None:
     global _STORE
+    from mslint import lattice
+
+    lattice.SHARED.forget()
     _STORE = None
-    resolve.HOOKS.loader = None
-    resolve.HOOKS.log = None
+    module_files.HOOKS.loader = None
+    module_files.HOOKS.log = None
     if _SAVED_GC:
         gc.set_threshold(*_SAVED_GC.pop())
 
@@ -271,7 +282,7 @@ def _analyse(path: str, source: str, config: config_module.Config) -> _Result:
     from mslint.engine import check_module, internal_error
 
     log = ReadLog()
-    resolve.HOOKS.log = log
+    module_files.HOOKS.log = log
     try:
         try:
             if may_hold_graph_code(source, config):
@@ -295,7 +306,7 @@ def _analyse(path: str, source: str, config: config_module.Config) -> _Result:
         enabled = config_module.enabled_rules(config)
         findings = check_module(ModuleContext(module, path, config), enabled)
     finally:
-        resolve.HOOKS.log = None
+        module_files.HOOKS.log = None
         _STORE.trim()
     return _Result(path, sorted(findings, key=Finding.sort_key), log)
 
@@ -430,7 +441,7 @@ def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches
     0: decided from the work (`worker_count`); `progress` is told as files are done."""
     config_for = config if callable(config) else (lambda path, _config=config: _config)
     cache_for = cache if callable(cache) else (lambda _settings, _cache=cache: _cache)
-    resolve.clear_file_caches()
+    module_files.clear_file_caches()
     project.forget_projects()
     files = list(files)
     run_paths = {os.path.abspath(path): path for path in files}
@@ -492,7 +503,7 @@ def lint_sources(sources: Sequence[Tuple[str, str]], config: Configs) -> List[Fi
     only these files are analysed (not their importers: a helper's finding reached only from
     another module's graph code is in the first, on-disk run, not in these re-runs)."""
     config_for = config if callable(config) else (lambda path, _config=config: _config)
-    resolve.clear_file_caches()
+    module_files.clear_file_caches()
     project.forget_projects()
     pending = tuple((path, text, config_for(path)) for path, text in sources)
     _start_session()
@@ -560,6 +571,8 @@ def _lint_parallel(files: List[Tuple[str, str, config_module.Config]], jobs: int
             current, size = [], 0
     if current:
         chunks.append(tuple(current))
+    from concurrent.futures import ProcessPoolExecutor  # (only a parallel run pays for importing it)
+
     results: List[_Result] = []
     with ProcessPoolExecutor(max_workers=min(jobs, len(chunks)), initializer=_start_session) as pool:
         for chunk_results in pool.map(_lint_many, chunks):
