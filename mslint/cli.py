@@ -24,6 +24,7 @@ from mslint.progress import Progress
 from mslint.reporters import REPORTERS, locations, statistics
 from mslint.reporters.style import use_color
 from mslint.reporters.text import withheld_note
+from mslint import rules as rules_module
 from mslint.rules import INTERNAL_ERROR, registry
 from mslint.runner import GC_THRESHOLDS, lint_run
 
@@ -173,6 +174,8 @@ def main(argv: Optional[List[str]] = None) -> int:
 def _main(argv: Optional[List[str]]) -> int:
     args = build_parser().parse_args(argv)
     output.tolerant_stdout()
+    if not args.no_cache:
+        rules_module.use_snapshots()  # a run that reads every result from its cache need not import the checkers
     if args.explain:
         return _explain(args.explain)
     if args.statistics and args.output_format not in statistics.FORMATS:
@@ -307,13 +310,18 @@ def _add_noqa(findings: List[Finding]) -> int:
 def _caches():
     """The result cache of each configuration (one file per configuration), opened once."""
     opened = {}
+    by_config = {}  # id -> (config, its cache): a configuration's key is computed once, not per file
 
     def cache_for(config: config_module.Config) -> ResultCache:
+        known = by_config.get(id(config))
+        if known is not None and known[0] is config:
+            return known[1]
         # one object per cache file: configurations without a file differ only in their root,
         # and two objects saving one file would each drop the other's entries
         key = (cache_directory(config.root), ResultCache.namespace(config))
         if key not in opened:
             opened[key] = ResultCache(*key)
+        by_config[id(config)] = (config, opened[key])
         return opened[key]
 
     return cache_for

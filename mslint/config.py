@@ -69,6 +69,8 @@ class Config:
 
     def ignored_for(self, path: str) -> Tuple[str, ...]:
         """Selectors per-file-ignores applies to this file."""
+        if not self.per_file_ignores:
+            return ()
         relative = _relative(path, self.root)
         found: List[str] = []
         for pattern, selectors in self.per_file_ignores:

@@ -7,11 +7,12 @@ from typing import Dict, Iterable, List, Optional
 from mslint import budget
 from mslint.context import ModuleContext
 from mslint.findings import Finding
-from mslint.rules import ANALYSIS_INCOMPLETE, INTERNAL_ERROR, Rule, registry
+from mslint.rules import ANALYSIS_INCOMPLETE, INTERNAL_ERROR, Rule, load_checks, registry
 
 
 def check_module(context: ModuleContext, enabled: Dict[str, bool], rules: Iterable[Rule] = None) -> List[Finding]:
     """Findings of the enabled rules on a module (unsorted, unsuppressed)."""
+    load_checks()  # (the registry may have come from a snapshot of the rules' metadata)
     path = context.path
     findings: List[Finding] = []
     try:

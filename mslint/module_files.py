@@ -8,7 +8,7 @@ import os
 import sys
 from contextlib import contextmanager
 from functools import lru_cache
-from typing import Dict, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from mslint import data
 from mslint.directories import PROJECT_MARKERS
@@ -25,16 +25,24 @@ _STDLIB_NAMES = frozenset(getattr(sys, "stdlib_module_names", ())) | frozenset(s
 
 def module_name_for_file(path: str) -> str:
     """Dotted module name of a file: its stem, prefixed by every enclosing package."""
-    path = os.path.abspath(path)
-    directory, filename = os.path.split(path)
+    directory, filename = os.path.split(os.path.abspath(path))
     stem = os.path.splitext(filename)[0]
-    parts = [] if stem == "__init__" else [stem]
+    parts = list(_package_parts(directory))
+    if stem != "__init__":
+        parts.append(stem)
+    return ".".join(parts) or stem
+
+
+@lru_cache(maxsize=4096)
+def _package_parts(directory: str) -> Tuple[str, ...]:
+    """The packages enclosing a directory's modules, outermost first (none: not a package)."""
+    parts: List[str] = []
     while os.path.isfile(os.path.join(directory, "__init__.py")):
         directory, package = os.path.split(directory)
         if not package:
             break
         parts.insert(0, package)
-    return ".".join(parts) or stem
+    return tuple(parts)
 
 
 @lru_cache(maxsize=4096)
@@ -128,6 +136,7 @@ def clear_file_caches() -> None:
     """Forget what the file system looked like (a new run in the same process may see new files)."""
     _find_project_file.cache_clear()
     _search_bases.cache_clear()
+    _package_parts.cache_clear()
     package_name.cache_clear()
 
 

@@ -18,6 +18,11 @@ _PYLINT_LETTER = {"error": "E", "warning": "W", "info": "C"}
 _CODE_RE = re.compile(r"^MS(\d)(\d\d)$")
 _SYMBOL_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 
+# Rules read from a metadata snapshot and not yet defined by their checker module: the
+# checker's `Rule(...)` of the same code takes this very object (see Rule.__new__), so the
+# registry, cached findings and the checks agree on one object per rule.
+_AWAITING_CHECKER: Dict[str, "Rule"] = {}
+
 
 @dataclass(frozen=True)
 class Rule:
@@ -31,6 +36,11 @@ class Rule:
     default_enabled: bool = True
     # the function that finds this rule's problems in a module context; None for MS0xx
     check: Optional[Callable] = field(default=None, compare=False, repr=False)
+
+    def __new__(cls, code: str, *args, **kwargs):
+        # a checker defining a rule the snapshot already made: the same object, filled in again
+        awaiting = _AWAITING_CHECKER.pop(code, None)
+        return awaiting if awaiting is not None else super().__new__(cls)
 
     def __post_init__(self):
         if not _CODE_RE.match(self.code):
@@ -166,10 +176,56 @@ def rule_for_code(code: str) -> Rule:
 
 
 def registry() -> Registry:
-    """The registry of every rule (the tool's own and every checker family's)."""
+    """The registry of every rule (the tool's own and every checker family's).  Its rules
+    may come from a metadata snapshot, without their checks: `load_checks()` before running
+    them."""
     global _REGISTRY
     if _REGISTRY is None:
-        from mslint.checkers import all_family_rules  # the registration: the one import of checkers
-
-        _REGISTRY = Registry(list(TOOL_RULES) + list(all_family_rules()))
+        _REGISTRY = _registry_from_snapshot() or _registry_from_checkers()
     return _REGISTRY
+
+
+def load_checks() -> None:
+    """Import the checkers (once): every rule in the registry then has its check."""
+    import mslint.checkers  # noqa: F401 - the registration: its Rule(...) calls fill in the snapshot's rules
+
+    if _REGISTRY is None:
+        registry()
+
+
+def _registry_from_checkers() -> Registry:
+    from mslint import rule_snapshot
+    from mslint.checkers import all_family_rules  # the registration: the one import of checkers
+
+    family = list(all_family_rules())
+    if _SNAPSHOT_WANTED:
+        rule_snapshot.save(family)
+    return Registry(list(TOOL_RULES) + family)
+
+
+def _registry_from_snapshot() -> Optional[Registry]:
+    import sys
+
+    if not _SNAPSHOT_WANTED or "mslint.checkers" in sys.modules:
+        return None
+    from mslint import rule_snapshot
+
+    records = rule_snapshot.load()
+    if not records:
+        return None
+    try:
+        rules = [Rule(**record) for record in records]
+    except (TypeError, ValueError):
+        return None
+    _AWAITING_CHECKER.update((rule.code, rule) for rule in rules)
+    return Registry(list(TOOL_RULES) + rules)
+
+
+# The command turns snapshots on (mslint.cli); the library and the pylint plugin import the
+# checkers anyway and do not write into a user's cache directory on their own.
+_SNAPSHOT_WANTED = False
+
+
+def use_snapshots() -> None:
+    global _SNAPSHOT_WANTED
+    _SNAPSHOT_WANTED = True

@@ -1,0 +1,73 @@
+"""A snapshot of the rules' metadata, so that a run with nothing to analyse never imports
+the checkers (and astroid with them).
+
+A warm run reads every result from the cache; it still needs each rule's code, symbol,
+severity and texts (to select rules, read suppression comments and print findings), and
+those live next to the checks in `mslint.checkers`, whose import costs more than the
+rest of such a run.  The first run that imports the checkers writes their metadata to
+`rules-<digest>.json` in the cache directory; later runs of the same mslint code (the
+digest covers all of it) read that instead.  A snapshot that is missing, unreadable or
+from other code is ignored: the checkers are imported, as always.
+"""
+from __future__ import annotations
+
+import glob
+import json
+import os
+import tempfile
+import time
+from typing import List, Optional
+
+SNAPSHOT_FORMAT = 1
+STALE_AFTER_SECONDS = 24 * 3600
+_FIELDS = ("code", "symbol", "severity", "summary", "fix", "default_enabled")
+
+
+def snapshot_path() -> str:
+    from mslint import cache
+
+    directory = os.environ.get(cache.ENVIRONMENT_VARIABLE) or os.path.join(cache.user_cache_directory(), "mslint")
+    return os.path.join(directory, f"rules-{cache.code_digest()[:20]}.json")
+
+
+def load() -> Optional[List[dict]]:
+    """The family rules' metadata as saved by this very mslint code, or None."""
+    try:
+        with open(snapshot_path(), encoding="utf-8") as handle:
+            document = json.load(handle)
+    except (OSError, ValueError):
+        return None
+    if not isinstance(document, dict) or document.get("format") != SNAPSHOT_FORMAT:
+        return None
+    records = document.get("rules")
+    if not isinstance(records, list) or not all(isinstance(r, dict) and set(r) == set(_FIELDS) for r in records):
+        return None
+    return records
+
+
+def save(rules) -> None:
+    """Write the metadata of these (family) rules; a directory that cannot be written is skipped."""
+    path = snapshot_path()
+    document = {"format": SNAPSHOT_FORMAT, "rules": [{name: getattr(rule, name) for name in _FIELDS}
+                                                     for rule in rules]}
+    directory = os.path.dirname(path)
+    try:
+        os.makedirs(directory, exist_ok=True)
+        descriptor, temporary = tempfile.mkstemp(prefix=".rules-", suffix=".tmp", dir=directory)
+        try:
+            with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+                json.dump(document, handle, separators=(",", ":"))
+            os.replace(temporary, path)
+        except BaseException:
+            if os.path.exists(temporary):
+                os.unlink(temporary)
+            raise
+        for stale in glob.glob(os.path.join(directory, "rules-*.json")):
+            # other mslint code's, unused for a day (another installation may still read a newer one)
+            try:
+                if stale != path and time.time() - os.path.getmtime(stale) > STALE_AFTER_SECONDS:
+                    os.unlink(stale)
+            except OSError:
+                pass
+    except OSError:
+        return
