@@ -9,16 +9,18 @@ measures on the same files, in one run:
   (a) pylint --disable=all --enable=C0304            pylint's floor (parse, walk, one message)
   (b) mslint --no-cache
   (c) mslint with a warm cache
-  (d) mslint after editing one helper module that 57 model modules import
-      (mindcv/models/helpers.py: a comment appended; restored afterwards)
-  (e) pylint --load-plugins=mslint --disable=all --enable=C0304,mslint
+  (d) mslint after editing one helper module that most model modules import
+      (mindcv/models/helpers.py: a comment appended; restored afterwards); every module
+      whose analysis read it is analysed again
+  (e) pylint --load-plugins=mslint --disable=all --enable=C0304,mslint, with the cache a
+      `mslint` run left (the edit of (d) undone), and with no cache to read
 
 (a) and (e) without a cache to read are the two runs closest to each other, and a machine
 shared with other work makes single timings jitter by several percent: they are measured
 --repeat times (default 5), alternately, and the fastest of each counts (as timeit does:
 the work is the same every time, so a slower run measured other processes' work too).
-It prints the ratios b/a, c/a, d/a, e/a (wall clock and CPU time) and each run's peak
-memory: the largest single process (wait4's ru_maxrss) and, with psutil, the sum over
+mslint's bytecode is written first, as installing its wheel does.  It prints the ratios
+b/a, c/a, d/a, e/a (wall clock and CPU time) and each run's peak memory: the largest single process (wait4's ru_maxrss) and, with psutil, the sum over
 the process tree.  It checks that (b), (c), (d) and a --jobs 1 run without the text
 pre-filter report the same findings.  With --write it records the table in
 docs/performance.md.  Run it from the repository, with mslint and pylint installed in
@@ -168,6 +170,19 @@ def findings_of(output: str) -> List[str]:
     return sorted(json.dumps(item, sort_keys=True) for item in json.loads(output[start:]))
 
 
+def compile_mslint() -> None:
+    """Write mslint's bytecode, as installing its wheel does: an editable install run with
+    PYTHONDONTWRITEBYTECODE set would otherwise compile every module on every start, which
+    a warm run would measure (pylint and astroid, installed by pip, are compiled already)."""
+    import importlib.util
+
+    directories = []
+    for package in ("mslint", "mslint.checkers"):
+        spec = importlib.util.find_spec(package)
+        directories += list(spec.submodule_search_locations or [])
+    subprocess.run([sys.executable, "-m", "compileall", "-q", *directories], check=True, stdout=subprocess.DEVNULL)
+
+
 # -- the machine --------------------------------------------------------------------------------
 def machine() -> Dict[str, str]:
     cpu = platform.processor() or platform.machine()
@@ -226,6 +241,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     env = dict(os.environ, MSLINT_CACHE_DIR=mslint_cache, PATH=bin_dir + os.pathsep + os.environ.get("PATH", ""))
     env.pop(PREFILTER, None)
     print(f"corpora: {', '.join(f'{n} {v}' for n, v in chosen)}: {files} files, {lines} lines", flush=True)
+    compile_mslint()
     host = machine()
     print(f"machine: {host['cpu']}, {host['cores']} cores, load {host['load']}", flush=True)
 
@@ -260,12 +276,17 @@ def main(argv: Optional[List[str]] = None) -> int:
         finally:
             with open(edited, "wb") as handle:
                 handle.write(original)
+        # the cache again matches the files on disk, as after any `mslint` run (the one (d)
+        # left holds the edited file's results, which (e) would otherwise analyse again)
+        runs["rewarm"] = measure("    mslint, after the edit is undone", mslint + jobs + ["--format", "json"] + targets,
+                                 src, env)
     runs["e"] = measure("(e) pylint + mslint plugin", plugin, src, env)
     runs["check"] = measure("    mslint --jobs 1, no pre-filter", mslint + ["--jobs", "1", "--no-cache", "--format",
                                                                            "json"] + targets,
                             src, dict(env, **{PREFILTER: "0"}))
     reference = findings_of(runs["b"].output)
-    same = {key: findings_of(runs[key].output) == reference for key in ("fill", "c", "d", "check") if key in runs}
+    same = {key: findings_of(runs[key].output) == reference for key in ("fill", "c", "d", "rewarm", "check")
+            if key in runs}
     plugin_counts = {key: sum(1 for line in runs[key].output.splitlines() if ": E8" in line or ": W8" in line
                               or ": C8" in line) for key in ("e", "e0")}
 
@@ -318,7 +339,9 @@ def _write(host, chosen, files, lines, runs, same, plugin_counts, reanalysed, me
             ("", "`mslint`, cold cache (fills it)", "fill"),
             ("(c)", "`mslint`, warm cache", "c"),
             ("(d)", f"`mslint` after editing `{EDITED_FILE}` ({reanalysed} files depend on it)", "d"),
-            ("(e)", "`pylint --load-plugins=mslint --disable=all --enable=C0304,mslint` (the cache left by (d))", "e"),
+            ("", f"`mslint` after the edit of (d) is undone", "rewarm"),
+            ("(e)", "`pylint --load-plugins=mslint --disable=all --enable=C0304,mslint` (the cache the run above left)",
+             "e"),
             ("(e)", f"the same with no cache to read (`MSLINT_CACHE_DIR` empty; fastest of {times})", "e0"),
             ("", "`mslint --jobs 1 --no-cache`, pre-filter off (`MSLINT_PREFILTER=0`)", "check")]
     table = ["| run | command | wall (s) | CPU (s) | ratio wall | ratio CPU | target | peak RSS, largest process | peak RSS, process tree |",

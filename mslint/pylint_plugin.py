@@ -45,6 +45,11 @@ class _RunState:
         self.walked: list = []
         self.caches: Dict[str, Optional[ResultCache]] = {}
         self.analyses: Dict[tuple, List[Finding]] = {}  # (file, content hash, rules) -> its analysis
+        # importer -> (bytes, text) or None (unreadable): read once a run, however many of the
+        # modules it imports pylint visits
+        self.importer_sources: Dict[str, Optional[Tuple[bytes, str, str]]] = {}
+        self.enabled_keys: Dict[int, tuple] = {}
+        self.fingerprints: Dict[int, tuple] = {}
         self.built: Optional[Dict[str, object]] = None  # file -> the astroid tree pylint built
         self.built_from = 0  # the size of astroid's cache when `built` was listed
         self.linter = None
@@ -101,12 +106,12 @@ def _source_bytes(module) -> bytes:
 
 
 def _analysis(path: str, data: bytes, config: config_module.Config, enabled: Dict[str, bool],
-              compute) -> List[Finding]:
+              compute, digest: Optional[str] = None) -> List[Finding]:
     """A module's analysis (its roots' findings, wherever they are), computed once per run:
     from the command's cache when it holds it, else by `compute()`."""
     absolute = os.path.abspath(path)
-    digest = content_hash(data)
-    key = (absolute, digest, config.fingerprint(), tuple(sorted(c for c, on in enabled.items() if on)))
+    digest = digest or content_hash(data)
+    key = (absolute, digest, _fingerprint(config), _enabled_key(enabled))
     if key not in _STATE.analyses:
         cache = _STATE.cache_for(config)
         identity = project.analysis_identity(absolute, module_name_for_file(absolute))
@@ -115,6 +120,22 @@ def _analysis(path: str, data: bytes, config: config_module.Config, enabled: Dic
             found = compute()
         _STATE.analyses[key] = [f for f in found if enabled.get(f.code)]
     return _STATE.analyses[key]
+
+
+def _fingerprint(config: config_module.Config) -> str:
+    # (a run's configurations are kept in _STATE.configs, so their ids stay theirs)
+    known = _STATE.fingerprints.get(id(config))
+    if known is None or known[0] is not config:
+        known = _STATE.fingerprints[id(config)] = (config, config.fingerprint())
+    return known[1]
+
+
+def _enabled_key(enabled: Dict[str, bool]) -> tuple:
+    key = _STATE.enabled_keys.get(id(enabled))
+    if key is None or key[0] is not enabled:
+        key = (enabled, tuple(sorted(code for code, on in enabled.items() if on)))
+        _STATE.enabled_keys = {id(enabled): key}  # one module's selection at a time
+    return key[1]
 
 
 def _own_analysis(module, path: str, source: str, config, enabled) -> List[Finding]:
@@ -134,11 +155,15 @@ def _context_analysis(path: str, config, enabled) -> List[Finding]:
     """The analysis of another module whose graph code may reach the current one, on the tree
     pylint built for it (pylint builds every file of a serial run before linting any) or,
     for a module outside the run, on one astroid builds as pylint would."""
-    try:
-        data = read_bytes(path)
-        source = decode_source(data)
-    except (OSError, UnicodeDecodeError, SyntaxError, LookupError):
-        return []  # its own lint reports it
+    if path not in _STATE.importer_sources:
+        try:
+            data = read_bytes(path)
+            _STATE.importer_sources[path] = (data, decode_source(data), content_hash(data))
+        except (OSError, UnicodeDecodeError, SyntaxError, LookupError):
+            _STATE.importer_sources[path] = None  # its own lint reports it
+    if _STATE.importer_sources[path] is None:
+        return []
+    data, source, digest = _STATE.importer_sources[path]
     if not may_hold_graph_code(source, config):
         return []
 
@@ -153,7 +178,7 @@ def _context_analysis(path: str, config, enabled) -> List[Finding]:
         finally:
             gc.set_threshold(*saved)
 
-    return _analysis(path, data, config, enabled, compute)
+    return _analysis(path, data, config, enabled, compute, digest)
 
 
 def _built_module(path: str):
