@@ -141,7 +141,11 @@ def _guessed_input_arithmetic(ctx: ModuleContext, node, gf: GraphFunction, depth
         return _guessed_input_arithmetic(ctx, node.operand, gf, depth + 1)
     if isinstance(node, (nodes.Tuple, nodes.List)):
         return all(_guessed_input_arithmetic(ctx, element, gf, depth + 1) for element in node.elts)
-    if isinstance(node, nodes.Subscript):  # a sequence not known to be a tensor indexed by an input: `self.starts[i]`
+    if isinstance(node, nodes.Subscript):
+        if ctx.value(node.slice, gf).is_const and isinstance(node.value, nodes.Name) and \
+                _guessed_input_arithmetic(ctx, node.value, gf, depth + 1):
+            return True  # an input's part, as `boxes, k = in_args` is: `cache["slen"]`, `sizes[0]`
+        # a sequence not known to be a tensor indexed by an input: `self.starts[i]`
         return not ctx.value(node.value, gf).is_var and _guessed_input_arithmetic(ctx, node.slice, gf, depth + 1)
     if not isinstance(node, nodes.Name):
         return False
@@ -370,9 +374,11 @@ def _subscript_detections(ctx: ModuleContext, subscript: nodes.Subscript, gf: Gr
             bounds = [b for b in (part.lower, part.upper, part.step) if b is not None]
             variable = [b for b in bounds if _computed_from_tensor(ctx, b, gf)]
             if variable:
+                what = "a value computed at run time from tensor data" if ctx.value(variable[0], gf).has("host") \
+                    else "a tensor value"
                 yield Detection(
                     VARIABLE_SLICE_BOUND, subscript,
-                    f"'{shown(subscript)}' slices with the bound '{shown(variable[0])}', a tensor value: the "
+                    f"'{shown(subscript)}' slices with the bound '{shown(variable[0])}', {what}: the "
                     f"slice has a dynamic output shape; {_COST}",
                     gf,
                 )

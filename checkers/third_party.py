@@ -6,6 +6,8 @@ LAX runs them in the Python interpreter with a zero gradient.
 """
 from __future__ import annotations
 
+import os
+
 from typing import Iterator
 
 from astroid import nodes
@@ -240,9 +242,12 @@ def _harmless_constant_call(ctx: ModuleContext, call: nodes.Call, gf, qualname: 
 
 @implements(FROZEN_CALL)
 def check_frozen_call(ctx: ModuleContext) -> Iterator[Finding]:
+    seeds = _constant_seeds(ctx)
     for call, gf, qualname in _external_calls(ctx):
         if not _is_frozen(qualname) or _has_variable_input(ctx, call, gf):
             continue  # data-dependent: MS102 (a graph value goes in) or MS101 (a converted one)
+        if qualname in _SEEDS or _reseeded(call, gf, qualname, seeds):
+            continue  # the same draws on every call, compiled or not
         yield ctx.finding(
             FROZEN_CALL, call,
             f"{_named(call, qualname)} runs once, at compile time: every run of the compiled graph sees the "
@@ -250,6 +255,33 @@ def check_frozen_call(ctx: ModuleContext) -> Iterator[Finding]:
             gf,
         )
     yield from _frozen_in_constexpr(ctx)
+
+
+_SEEDS = {"numpy.random.seed": "numpy.random.", "random.seed": "random."}
+
+
+def _constant_seeds(ctx: ModuleContext) -> list:
+    """(RNG prefix, function, file, line) of each `np.random.seed(<constant>)` / `random.seed(...)` in
+    graph code.  A function that seeds with a constant before drawing draws the same numbers on
+    every call (BigBird's block-sparse masks): freezing them at compile time changes nothing."""
+    return [(_SEEDS[qualname], call.scope(), call.root().file, call.lineno)
+            for call, gf, qualname in _external_calls(ctx)
+            if qualname in _SEEDS and not _has_variable_input(ctx, call, gf)]
+
+
+def _reseeded(call: nodes.Call, gf, qualname: str, seeds: list) -> bool:
+    """Whether a constant seed of this draw's generator comes before it: earlier in its own
+    function, or in a function on its way from the root, before the call that leads to it."""
+    for prefix, function, path, line in seeds:
+        if not qualname.startswith(prefix):
+            continue
+        if function is call.scope() and line < call.lineno:
+            return True
+        for hop in gf.reach:
+            if path and os.path.abspath(hop.path) == os.path.abspath(path) and \
+                    function.fromlineno <= hop.line <= (function.tolineno or hop.line) and line < hop.line:
+                return True
+    return False
 
 
 def _constexpr_frozen_calls(ctx: ModuleContext):

@@ -80,6 +80,8 @@ class Value:
 
 
 CONST = Value(Kind.CONST)
+_NUMPY_ARRAY_CLASSES = frozenset({"numpy.ndarray", "numpy.generic", "numpy.number"})
+_SPREAD_GUESS = 8  # parameters a trailing `*seq` of unknown length is taken to fill
 UNKNOWN = Value(Kind.UNKNOWN)
 HOST = Value(Kind.VAR, frozenset({"host"}))
 OPAQUE = Value(Kind.VAR, frozenset({"opaque"}))
@@ -619,6 +621,8 @@ class Interpreter:
 
     @staticmethod
     def _iteration_value(iterable: Value) -> Value:
+        if iterable.has("pairs") and iterable.elements:  # enumerate()/zip(): each step a tuple
+            return Value(join(*iterable.elements).kind, frozenset(), None, iterable.elements)
         if iterable.elements:
             return join(*iterable.elements)
         if iterable.has("cell_list"):
@@ -732,7 +736,7 @@ class Interpreter:
     # -- calls -------------------------------------------------------------------------
     def _call(self, node: nodes.Call, state: FunctionValues) -> Value:
         func_value = self._eval(node.func, state)
-        args = [self._eval(a, state) for a in node.args]
+        args = self._positional_args(node, state)
         kwargs = {k.arg: self._eval(k.value, state) for k in node.keywords or ()}
         arg_kind = join_args(list(args) + list(kwargs.values()))
         qualname = func_value.cls if func_value.has("callable") else None
@@ -764,10 +768,33 @@ class Interpreter:
             return returned
         return _unknown_result(arg_kind)  # a call the analysis cannot resolve (a callable passed in, an adapter)
 
+    def _isinstance_known(self, value: Value, classes: nodes.NodeNG) -> Optional[bool]:
+        """isinstance() of a graph value, where the compiler knows the answer: a graph value is a
+        tensor or a scalar, never a NumPy array (`elif isinstance(boxes, np.ndarray):` is never
+        compiled for a tensor), and a tensor is a Tensor."""
+        if not is_graph_value(value) or isinstance(classes, nodes.Starred):
+            return None
+        names = classes.elts if isinstance(classes, nodes.Tuple) else [classes]
+        qualnames = [self.resolver.qualname(name) for name in names]
+        if any(q is None for q in qualnames):
+            return None
+        if value.has("tensor") and any(q in msn.TENSOR_CLASSES for q in qualnames):
+            return True
+        if all(q in _NUMPY_ARRAY_CLASSES for q in qualnames):
+            return False
+        return None
+
+    def _positional_args(self, node: nodes.Call, state: FunctionValues) -> List[Value]:
+        return positional_values(node, lambda argument: self._eval(argument, state))
+
     def _qualified_call(self, qualname: str, node, args, kwargs, arg_kind: Kind, state: FunctionValues) -> Value:
         kind = self.resolver.kind(qualname, node.root().file)
         last = qualname.rsplit(".", 1)[-1]
         if kind == resolve.BUILTIN:
+            if last == "isinstance" and len(node.args) == 2 and len(args) == 2 and not kwargs:
+                known = self._isinstance_known(args[0], node.args[1])
+                if known is not None:
+                    return Value(Kind.CONST, frozenset({"truthy" if known else "falsy"}))
             if last in _CONST_BUILTINS:
                 return DYNAMIC_SCALAR if last == "len" and args and args[0].has("dynamic") else CONST
             if host_result(list(args) + list(kwargs.values())):
@@ -776,6 +803,8 @@ class Interpreter:
                 if _all_variables_have(list(args) + list(kwargs.values()), "opaque"):
                     return OPAQUE  # int(n) of an n nothing is known about
                 return Value(Kind(arg_kind), frozenset({"scalar"}) if arg_kind == Kind.VAR else frozenset())
+            if last in ("enumerate", "zip") and args and not kwargs:
+                return _pairs(last, args)
             if last in ("tuple", "list", "zip", "enumerate", "reversed", "sorted", "map", "filter"):
                 return Value(Kind(arg_kind), _host_tags(list(args) + list(kwargs.values())))
             return Value(Kind(arg_kind))
@@ -942,6 +971,23 @@ class Interpreter:
         if node is None or node is False or node == []:
             return False
         return self.resolver.qualname(node) in _BOOL_DTYPES
+
+
+def positional_values(call: nodes.Call, value_of: Callable[[nodes.NodeNG], Value]) -> List[Value]:
+    """The values of a call's positional arguments, `*seq` spread: its elements when they are
+    known, else its element value for each parameter left (`resize(t, *x.shape[2:])`)."""
+    args: List[Value] = []
+    for index, argument in enumerate(call.args):
+        if not isinstance(argument, nodes.Starred):
+            args.append(value_of(argument))
+            continue
+        spread = value_of(argument.value)
+        if spread.elements is not None and not spread.has("pairs"):
+            args.extend(spread.elements)
+        else:
+            last = index == len(call.args) - 1
+            args.extend([Interpreter._iteration_value(spread)] * (_SPREAD_GUESS if last else 1))
+    return args
 
 
 def _bind_call(target, args: List[Value], kwargs: Dict[str, Value], bound: bool,
@@ -1113,6 +1159,17 @@ def _param_value(name: str, default, annotation, resolver: resolve.Resolver) -> 
     if isinstance(default, nodes.Const) and default.value is not None:
         return unknown_default(literal(default), name, default)  # `training=False`, `k=3`: chosen by the caller
     return VAR_TENSOR
+
+
+def _pairs(builtin: str, args) -> Value:
+    """enumerate(xs) / zip(xs, ys): an iterable whose steps are tuples, (index, x) or (x, y).
+    A loop over it is unrolled by the graph compiler, so enumerate's index is a compile-time
+    int on every step, whatever xs holds."""
+    steps = [Interpreter._iteration_value(a) for a in args]
+    if builtin == "enumerate":
+        steps = [CONST] + steps[:1]
+    kind = join(*args).kind
+    return Value(kind, _host_tags(list(args)) | {"pairs"}, None, tuple(steps))
 
 
 def _host_tags(values) -> FrozenSet[str]:

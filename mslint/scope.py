@@ -672,11 +672,7 @@ def _bind_arguments(call: nodes.Call, target, values: lattice.FunctionValues, bo
     positional = [a.name for a in (args.posonlyargs or []) + (args.args or [])]
     if bound and positional:
         positional = positional[1:]
-    params: Dict[str, lattice.Value] = {}
-    for name, argument in zip(positional, call.args):
-        if isinstance(argument, nodes.Starred):
-            break
-        params[name] = values.value(argument)
+    params: Dict[str, lattice.Value] = dict(zip(positional, lattice.positional_values(call, values.value)))
     for keyword in call.keywords or ():
         if keyword.arg is not None:
             params[keyword.arg] = values.value(keyword.value)

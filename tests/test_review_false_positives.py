@@ -1,0 +1,164 @@
+"""False positives the independent precision review found on the PyPI corpora (issue 14),
+each reduced to its pattern, with the true positive next to it that must stay."""
+from __future__ import annotations
+
+from conftest import codes_by_line
+
+HEADER = """
+import numpy as np
+import mindspore as ms
+from mindspore import nn, ops
+"""
+
+
+def lint(project, body, select=("MS102", "MS104", "MS403")):
+    return project.lint_source(HEADER + body, select=select)
+
+
+# -- MS403: slice bounds that are ints -------------------------------------------------------
+def test_an_enumerate_index_is_a_compile_time_int(project):
+    # transformer_lumina2.py: `for i, (cap, seq) in enumerate(zip(lengths, seqs)): ids[i : i + 1]`
+    found = lint(project, """
+class Net(nn.Cell):
+    def construct(self, x, lengths, seqs):
+        parts = []
+        for i, (cap, seq) in enumerate(zip(lengths, seqs)):
+            parts.append(x[i:i + 1])
+        for i, n in enumerate(lengths):
+            parts.append(x[:n.sum()])
+        return parts
+""")
+    assert codes_by_line(found) == {11: ["MS403"]}
+    assert "the bound 'n.sum()'" in found[0].message
+
+
+def test_an_input_container_indexed_by_a_constant_is_an_input(project):
+    # modeling_flaubert.py: `_slen = slen - cache["slen"]; input_ids[:, -_slen:]`
+    found = lint(project, """
+class Net(nn.Cell):
+    def construct(self, input_ids, cache=None):
+        slen = input_ids.shape[1]
+        if cache is not None:
+            _slen = slen - cache["slen"]
+            input_ids = input_ids[:, -_slen:]
+        k = input_ids.sum()
+        return input_ids[:, :k]
+""")
+    assert codes_by_line(found) == {12: ["MS403"]}
+
+
+def test_a_bound_computed_by_the_interpreter_says_so(project):
+    found = lint(project, """
+class Net(nn.Cell):
+    def construct(self, x):
+        counts = x.asnumpy().cumsum(0)
+        end = int(counts[0])
+        return x[:end]
+""", select=("MS403",))
+    assert codes_by_line(found) == {9: ["MS403"]}
+    assert "'end', a value computed at run time from tensor data" in found[0].message
+
+
+# -- MS102: a call with no tensor in it ------------------------------------------------------
+def test_a_spread_tuple_of_shape_numbers_passes_ints(project):
+    # modeling_groupvit.py: resize_attention_map(att, *pixel_values.shape[2:]) -> np.round(width / scale)
+    helper = """
+def resize(att, height, width):
+    scale = (height * width // att.shape[2]) ** 0.5
+    return att.reshape(1, int(np.round(width / scale)), -1)
+
+"""
+    assert lint(project, helper + """
+class Net(nn.Cell):
+    def construct(self, x, att):
+        return resize(att, *x.shape[2:])
+""", select=("MS102",)) == []
+    found = lint(project, helper + """
+class Net(nn.Cell):
+    def construct(self, x, att):
+        return resize(att, *(x, x))
+""", select=("MS102",))
+    assert codes_by_line(found) == {7: ["MS102"]}  # tensors spread in: the NumPy call gets one
+    assert "called from Net.construct (line 12)" in found[0].message
+
+
+# -- dispatch on isinstance ------------------------------------------------------------------
+def test_the_numpy_branch_of_an_isinstance_dispatch_is_not_compiled(project):
+    # image_transforms.py: `if is_tensor(b): ... elif isinstance(b, np.ndarray): _numpy(b)`
+    found = lint(project, """
+def _numpy(b):
+    return np.stack([b[..., 0], b[..., 1]], axis=-1)
+
+
+def _mindspore(b):
+    return ops.stack([b[..., 0], b[..., 1]], axis=-1)
+
+
+def is_tensor(x):
+    return isinstance(x, ms.Tensor)
+
+
+def convert(b):
+    if is_tensor(b):
+        return _mindspore(b)
+    elif isinstance(b, np.ndarray):
+        return _numpy(b)
+    raise ValueError("unsupported")
+
+
+def convert_numpy_first(b):
+    if isinstance(b, (np.ndarray, np.generic)):
+        return _numpy(b)
+    return _mindspore(b)
+
+
+class Net(nn.Cell):
+    def construct(self, x):
+        y = ops.relu(x)
+        return convert(y) + convert_numpy_first(y)
+
+
+class Bad(nn.Cell):
+    def construct(self, x):
+        return _numpy(ops.relu(x))
+""", select=("MS102",))
+    assert codes_by_line(found) == {6: ["MS102"]}
+    assert "called from Bad.construct" in found[0].message
+
+
+# -- MS104: draws after a constant seed ------------------------------------------------------
+def test_draws_after_a_constant_seed_are_the_same_on_every_call(project):
+    # modeling_big_bird.py: np.random.seed(self.seed) and then np.random.permutation in a helper
+    found = lint(project, """
+class Sparse(nn.Cell):
+    def __init__(self, seed=0):
+        super().__init__()
+        self.seed = seed
+
+    def construct(self, x):
+        return self.attend(x, self.seed)
+
+    def attend(self, x, seed):
+        np.random.seed(seed)
+        mask = self._rand_mask(8)
+        return x * ms.Tensor(mask)
+
+    @staticmethod
+    def _rand_mask(n):
+        return np.random.permutation(n)
+
+
+class SeedAfter(nn.Cell):
+    def construct(self, x):
+        noise = np.random.rand()
+        np.random.seed(0)
+        return x * noise
+
+
+class OtherGenerator(nn.Cell):
+    def construct(self, x):
+        np.random.seed(0)
+        import random
+        return x * random.random()
+""", select=("MS104",))
+    assert codes_by_line(found) == {25: ["MS104"], 34: ["MS104"]}
