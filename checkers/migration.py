@@ -18,6 +18,7 @@ from mslint.classes import call_arguments, keyword_value
 from mslint.context import ModuleContext
 from mslint.findings import Finding, shown
 from mslint.lattice import Kind
+from mslint.literal_values import literal_of
 from mslint.resolve import assigned_values
 from mslint.rules import Rule, implements
 
@@ -92,6 +93,17 @@ _CONV_LAYERS: Dict[str, Tuple[int, int, int]] = {
 _CONV_PRIMITIVES = {
     "Conv1d": "Conv2D", "Conv2d": "Conv2D", "Conv3d": "Conv3D", "Conv1dTranspose": "Conv2DBackpropInput",
     "Conv2dTranspose": "Conv2DTranspose", "Conv3dTranspose": "Conv3DTranspose",
+}
+# What constructing each layer with padding="same" raises (2.10; tests/test_mindspore_composition.py).
+STRING_PADDING_ERRORS = {
+    "Conv1d": "For 'Conv1d', the type of 'padding' should be 'int', but got type 'str'.",
+    "Conv2d": "For 'Conv2d', the type of 'padding' must be int or tuple(int), but got str.",
+    "Conv3d": "For 'Conv3d', the type of 'padding' should be one of '['int', 'tuple']', but got type 'str'.",
+    "Conv1dTranspose": "For 'Conv1dTranspose', the type of 'padding' should be 'int', but got type 'str'.",
+    "Conv2dTranspose": "For 'Conv2dTranspose', the type of 'padding' should be one of '['int', 'tuple']', "
+                       "but got type 'str'.",
+    "Conv3dTranspose": "For 'Conv3dTranspose', the type of 'padding' should be one of '['int', 'tuple']', "
+                       "but got type 'str'.",
 }
 _BATCHNORM_LAYERS = frozenset({"BatchNorm1d", "BatchNorm2d", "BatchNorm3d"})
 _BN_MOMENTUM_POSITION = 2
@@ -179,7 +191,11 @@ def _conv_padding_problem(call: nodes.Call, name: str):
     padding = _argument(call, "padding", padding_at)
     if padding is None or _is_zero(padding):
         return None
-    if _number(padding) is None and not isinstance(padding, (nodes.Tuple, nodes.List)) and _may_be_zero(padding):
+    found = literal_of(padding)
+    if found is not None and found.origin:  # a name whose value the code says: judge that value
+        if found.number is None or found.number == 0:
+            return None  # 0 is fine; a string is MS701's other case (_string_padding)
+    elif _number(padding) is None and not isinstance(padding, (nodes.Tuple, nodes.List)) and _may_be_zero(padding):
         return None  # e.g. a constructor argument whose default is 0: the analysis cannot tell
     pad_mode = _argument(call, "pad_mode", pad_mode_at)
     if pad_mode is None:
@@ -189,10 +205,30 @@ def _conv_padding_problem(call: nodes.Call, name: str):
     return None  # pad="pad", or a pad_mode the analysis cannot read
 
 
+def _string_padding(call: nodes.Call, name: str):
+    """(padding node, its literal) when a conv layer gets a string padding ("same", "valid")."""
+    padding = _argument(call, "padding", _CONV_LAYERS[name][1])
+    found = literal_of(padding)
+    if found is not None and isinstance(found.value, str):
+        return padding, found
+    return None
+
+
 @implements(CONV_PADDING)
 def check_conv_padding(ctx: ModuleContext) -> Iterator[Finding]:
     for call, name in _nn_layer_calls(ctx):
         if name not in _CONV_LAYERS:
+            continue
+        string = _string_padding(call, name)
+        if string is not None:
+            padding, found = string
+            origin = f" ({found.origin})" if found.origin else ""
+            yield ctx.finding(
+                CONV_PADDING, call,
+                f"'{_layer(call)}' gets padding={found.value!r}{origin}, PyTorch's spelling of a padding mode: "
+                f"construction fails (TypeError: {STRING_PADDING_ERRORS[name]}); write pad_mode={found.value!r} "
+                f"without padding, or use the mint.nn layer, which takes PyTorch's arguments",
+            )
             continue
         problem = _conv_padding_problem(call, name)
         if problem is None:
@@ -200,8 +236,15 @@ def check_conv_padding(ctx: ModuleContext) -> Iterator[Finding]:
         padding, pad_mode = problem
         mode = pad_mode.value if pad_mode is not None else "same"
         given = "pad_mode='{}'".format(mode) if pad_mode is not None else "no pad_mode (default 'same')"
-        hedge = "" if _number(padding) is not None or isinstance(padding, (nodes.Tuple, nodes.List)) else \
-            " unless it is 0"
+        found = literal_of(padding)
+        if found is not None and found.origin.startswith("the default"):
+            hedge = f" when the caller leaves it at {found.number} ({found.origin})"
+        elif found is not None and found.origin:
+            hedge = f" (padding is {found.number}: {found.origin})"
+        elif _number(padding) is not None or isinstance(padding, (nodes.Tuple, nodes.List)):
+            hedge = ""
+        else:
+            hedge = " unless it is 0"
         yield ctx.finding(
             CONV_PADDING, call,
             f"'{_layer(call)}' gets padding={padding.as_string()} with {given}: construction fails{hedge} "
@@ -334,18 +377,24 @@ def check_batchnorm_momentum(ctx: ModuleContext) -> Iterator[Finding]:
     for call, name in _nn_layer_calls(ctx):
         if name not in _BATCHNORM_LAYERS:
             continue
-        momentum = _number(_argument(call, "momentum", _BN_MOMENTUM_POSITION))
+        argument = _argument(call, "momentum", _BN_MOMENTUM_POSITION)
+        found = literal_of(argument)
+        momentum = found.number if found is not None else None
         if momentum is None or not 0 <= momentum < BN_MOMENTUM_THRESHOLD:
             continue
+        written = f"momentum={momentum}" if not found.origin else \
+            f"momentum={argument.as_string()}, which is {momentum} ({found.origin})"
+        # the edit replaces a number written at the call; a name's value is changed where it is set
+        fix = None if found.origin else fixes.fix(
+            fixes.UNSAFE, f"momentum={round(1 - momentum, 6)} (PyTorch's {momentum} in MindSpore's terms)",
+            fixes.replace_node(argument, repr(round(1.0 - momentum, 6))))
         yield ctx.finding(
             BN_TORCH_MOMENTUM, call,
-            f"'{_layer(call)}(..., momentum={momentum})' looks like PyTorch's momentum: MindSpore updates "
+            f"'{_layer(call)}(..., {written})' looks like PyTorch's momentum: MindSpore updates "
             f"moving = momentum * moving + (1 - momentum) * batch, so the running statistics keep only "
             f"{momentum:.0%} of their history per step; PyTorch's {momentum} is MindSpore's "
             f"momentum={round(1 - momentum, 6)}",
-            fix=fixes.fix(fixes.UNSAFE, f"momentum={round(1 - momentum, 6)} (PyTorch's {momentum} in MindSpore's terms)",
-                          fixes.replace_node(_argument(call, "momentum", _BN_MOMENTUM_POSITION),
-                                             repr(round(1.0 - momentum, 6)))),
+            fix=fix,
         )
 
 

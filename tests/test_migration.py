@@ -74,6 +74,65 @@ def test_conv_padding_quiet_on_idiomatic_and_pytorch_style_layers(project):
     assert findings == []
 
 
+def test_conv_padding_read_through_names(project):
+    # issue 14 item 16: a padding given through a parameter's default, a class attribute or a string
+    findings = only(project.lint_source("""
+        from mindspore import nn
+
+        PAD = 1
+        NO_PAD = 0
+
+
+        class Block(nn.Cell):
+            pad = 2
+
+            def __init__(self, c, padding=1, zero=0, k=None):
+                super().__init__()
+                self.a = nn.Conv2d(c, c, 3, padding=padding)
+                self.b = nn.Conv2d(c, c, 3, padding=self.pad)
+                self.c = nn.Conv2d(c, c, 3, padding=PAD)
+                self.d = nn.Conv2d(c, c, 3, padding="same")
+                self.e = nn.Conv1d(c, c, 3, padding="valid")
+                self.f = nn.Conv2d(c, c, 3, padding=zero)
+                self.g = nn.Conv2d(c, c, 3, padding=NO_PAD)
+                self.h = nn.Conv2d(c, c, 3, pad_mode="pad", padding=padding)
+                self.i = nn.Conv2d(c, c, 3, padding=k)
+
+            def construct(self, x):
+                return self.a(x)
+    """, select=["MS701"]), "MS701")
+    assert [f.line for f in findings] == [12, 13, 14, 15, 16]
+    assert "construction fails when the caller leaves it at 1 (the default of the parameter 'padding', " \
+           "line 10)" in findings[0].message
+    assert "(padding is 2: Block.pad = 2, line 8)" in findings[1].message
+    assert "(padding is 1: PAD = 1, line 3)" in findings[2].message
+    assert "gets padding='same', PyTorch's spelling of a padding mode: construction fails (TypeError: For " \
+           "'Conv2d', the type of 'padding' must be int or tuple(int), but got str.); write pad_mode='same'" \
+           in findings[3].message
+    assert "For 'Conv1d', the type of 'padding' should be 'int', but got type 'str'." in findings[4].message
+    assert findings[3].fix is None  # (which padding mode PyTorch's string means is the user's to confirm)
+
+
+@pytest.mark.mindspore
+@pytest.mark.skipif(importlib.util.find_spec("mindspore") is None, reason="needs the mindspore extra")
+def test_string_padding_errors_are_mindspores(tmp_path):
+    from mslint.checkers.migration import STRING_PADDING_ERRORS
+
+    program = (
+        "import json\nfrom mindspore import nn\nfound = {}\n"
+        f"for name in {sorted(STRING_PADDING_ERRORS)!r}:\n"
+        "    try:\n        getattr(nn, name)(3, 8, 3, padding='same')\n        found[name] = 'built'\n"
+        "    except TypeError as error:\n        found[name] = str(error)\n"
+        "    built = getattr(nn, name)(3, 8, 3, pad_mode='same')\n"
+        "print(json.dumps(found))\n")
+    result = subprocess.run([sys.executable, "-c", program], cwd=tmp_path, capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    import json
+
+    assert json.loads(result.stdout.strip().splitlines()[-1]) == STRING_PADDING_ERRORS
+
+
 # -- MS702 conv-implicit-same-padding ---------------------------------------------------------
 def test_conv_without_pad_mode_is_an_opt_in_hint(project):
     source = """
@@ -151,6 +210,29 @@ def test_batchnorm_pytorch_momentum_is_found(project):
     assert [f.line for f in findings] == [3, 4]
     assert "momentum=0.9" in findings[0].message and "PyTorch's 0.1" in findings[0].message
     assert "momentum=0.99" in findings[1].message
+
+
+def test_batchnorm_momentum_read_through_names(project):
+    findings = only(project.lint_source("""
+        from mindspore import nn
+
+        BN_MOMENTUM = 0.1
+
+
+        class Block(nn.Cell):
+            def __init__(self, c, momentum=0.1, kept=0.9):
+                super().__init__()
+                self.a = nn.BatchNorm2d(c, momentum=BN_MOMENTUM)
+                self.b = nn.BatchNorm2d(c, momentum=momentum)
+                self.c = nn.BatchNorm2d(c, momentum=kept)
+
+            def construct(self, x):
+                return self.a(x)
+    """, select=["MS704"]), "MS704")
+    assert [f.line for f in findings] == [9, 10]
+    assert "momentum=BN_MOMENTUM, which is 0.1 (BN_MOMENTUM = 0.1, line 3)" in findings[0].message
+    assert "momentum=momentum, which is 0.1 (the default of the parameter 'momentum', line 7)" in findings[1].message
+    assert all(f.fix is None for f in findings)  # the number is not at the call: nothing there to replace
 
 
 def test_batchnorm_quiet_on_mint(project):
