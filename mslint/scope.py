@@ -17,7 +17,7 @@ from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 
 from astroid import nodes
 
-from mslint import lattice
+from mslint import lattice, stored_callables
 from mslint import mindspore_names as msn
 from mslint.classes import ClassIndex, call_arguments, is_static_method, keyword_value
 from mslint.resolve import Resolver, assigned_values
@@ -466,7 +466,11 @@ class GraphScope:
                     yield (call, method, gf.self_class, not is_static_method(method))
                     target = method
                 else:
-                    yield from self._instance_call(call, values.value(func))
+                    found = list(self._instance_call(call, values.value(func)))
+                    for expr in ([] if found else stored_callables.self_attribute_values(
+                            self.classes, gf.self_class, func.attrname)):
+                        found += self._held(call, expr, gf)
+                    yield from found
             elif _is_super_call(receiver) and gf.self_class is not None:
                 method = self._super_method(gf, func.attrname)
                 if method is not None:
@@ -491,7 +495,16 @@ class GraphScope:
                 yield (call, definition, None, False)
                 target = definition
             elif definition is None:
-                yield from self._instance_call(call, values.value(func))
+                found = list(self._instance_call(call, values.value(func)))
+                bound = [] if found else (assigned_values(func) or [])
+                for expr in bound if len(bound) == 1 else []:  # f = getattr(self, "name"); f(x)
+                    found += self._held(call, expr, gf)
+                yield from found
+        elif isinstance(func, nodes.Subscript) and _is_self_attribute(func.value) and gf.self_class is not None:
+            for expr in stored_callables.self_attribute_values(self.classes, gf.self_class, func.value.attrname):
+                yield from self._held(call, expr, gf, key=func.slice)  # self.table["a"](x)
+        elif isinstance(func, nodes.Call):  # getattr(self, "name")(x)
+            yield from self._held(call, func, gf)
         elif isinstance(func, nodes.Lambda):
             yield (call, func, gf.self_class, False)
         # functions handed to MindSpore higher-order ops (vmap, grad, Map, partial) are compiled too
@@ -501,6 +514,23 @@ class GraphScope:
                 passed = self._function_reference(argument, gf)
                 if passed is not None:
                     yield (call, passed[0], passed[1], None)  # None: called by MindSpore, not at this call
+
+    def _held(self, call, expr, gf: GraphFunction, key=None) -> List[tuple]:
+        """What calling a stored callable runs (mslint.stored_callables): a function or method, or
+        a class's construct/__call__ when what is stored is a class (an instance of it is called)."""
+        found = []
+        for definition, owner in stored_callables.held_callables(expr, self.resolver, self.classes, gf.self_class,
+                                                                 key):
+            if isinstance(definition, nodes.ClassDef):
+                name = "construct" if self.classes.is_cell(definition) else "__call__"
+                method = self.classes.lookup_method(definition, name)
+                if method is not None:
+                    found.append((call, method, definition, True))
+            elif owner is not None:
+                found.append((call, definition, owner, not is_static_method(definition)))
+            else:
+                found.append((call, definition, None, False))
+        return found
 
     def _instance_call(self, call, value: lattice.Value) -> Iterator[tuple]:
         """Calling an object: a Cell instance runs its construct, a plain object its __call__."""
@@ -679,3 +709,7 @@ def _bind_arguments(call: nodes.Call, target, values: lattice.FunctionValues, bo
     if isinstance(target, nodes.FunctionDef):
         params = lattice.with_unpassed_defaults(target, params, values.interpreter.resolver)
     return params
+
+
+def _is_self_attribute(node) -> bool:
+    return isinstance(node, nodes.Attribute) and isinstance(node.expr, nodes.Name) and node.expr.name == "self"
