@@ -385,9 +385,13 @@ def _subscript_detections(ctx: ModuleContext, subscript: nodes.Subscript, gf: Gr
                 return
         else:
             value = ctx.value(part, gf)
-            if not value.is_var or value.has("scalar"):
+            if value.is_const and value.has("bool") and value.has("tensor"):
+                # checked on MindSpore 2.10 (tests/test_dynamic_shape.py): a mask built from
+                # constants (ops.ones(...) > 0, ops.arange(n) < k) is not folded
+                why = "; the mask is built from constants, but MindSpore does not fold it"
+            elif not value.is_var or value.has("scalar"):
                 continue
-            if value.has("bool"):
+            elif value.has("bool"):
                 why = ""
             elif isinstance(part, nodes.Name) and part.name in masks and _tensor_like(value):
                 why = ", which this function also uses as a boolean mask"

@@ -18,7 +18,7 @@ from astroid import nodes
 
 from mslint import mindspore_names as msn
 from mslint import resolve
-from mslint.classes import ClassIndex, is_static_method
+from mslint.classes import ClassIndex, call_arguments, is_static_method
 
 
 class Kind(IntEnum):
@@ -80,6 +80,8 @@ class Value:
 
 
 CONST = Value(Kind.CONST)
+CONST_BOOL_TENSOR = Value(Kind.CONST, frozenset({"tensor", "bool"}))
+_FILLING_OPS = frozenset({"ones", "zeros", "fill", "full", "ones_like", "zeros_like", "full_like", "empty"})
 _NUMPY_ARRAY_CLASSES = frozenset({"numpy.ndarray", "numpy.generic", "numpy.number"})
 _SPREAD_GUESS = 8  # parameters a trailing `*seq` of unknown length is taken to fill
 UNKNOWN = Value(Kind.UNKNOWN)
@@ -540,6 +542,8 @@ class Interpreter:
                 return _OPAQUE_BOOL  # `out["opacity"] > 0.5`: a mask if out holds tensors
             if kind == Kind.VAR and any(v.is_var and not v.has("str") for v in operands):
                 return BOOL_TENSOR
+            if kind == Kind.CONST and any(v.has("tensor") for v in operands):
+                return CONST_BOOL_TENSOR  # ops.arange(6) < 3: a mask of constants (still a tensor)
             return Value(kind, frozenset({"bool"}) if kind == Kind.VAR else frozenset())
         if isinstance(node, nodes.BinOp):
             left, right = self._eval(node.left, state), self._eval(node.right, state)
@@ -851,6 +855,8 @@ class Interpreter:
             tags.add("bool")
         elif last in _LAYOUT_OPS and args and args[0].has("bool"):
             tags.add("bool")
+        elif last in _FILLING_OPS and any(self._is_bool_dtype(a) for a in call_arguments(node)):
+            tags.add("bool")  # ops.fill(ms.bool_, shape, True), ops.ones(shape, ms.bool_)
         if arg_kind == Kind.VAR and (last in DYNAMIC_SHAPE_OPS or _keeps_dynamic(last, args)):
             tags.add("dynamic")
         return Value(Kind(arg_kind), frozenset(tags))

@@ -1,6 +1,10 @@
 """MS4xx: dynamic-shape producers in graph scope."""
 from __future__ import annotations
 
+import importlib.util
+import subprocess
+import sys
+
 import pytest
 
 from conftest import only
@@ -673,3 +677,54 @@ class Cut(nn.Cell):
 """, "MS403")
     # .tolist() is MS101's finding; the slice it bounds still has a dynamic shape
     assert [(f.line, f.column) for f in findings] == [(9, 15)]
+
+
+# -- masks built from constants (issue 14 item 13) ----------------------------------------------
+CONSTANT_MASKS = """
+import numpy as np
+import mindspore as ms
+from mindspore import nn, ops, Tensor
+from mindspore.ops import functional as F
+
+
+class Probe(nn.Cell):
+    def __init__(self, kind):
+        super().__init__()
+        self.kind = kind
+
+    def construct(self, x):
+        if self.kind == "ones":
+            y = x[ops.ones((6,), ms.float32) > 0]
+        elif self.kind == "arange":
+            y = x[ops.arange(6) < 3]
+        elif self.kind == "fill":
+            y = x[ops.fill(ms.bool_, (6,), True)]
+        elif self.kind == "data":
+            y = x[x > 0]
+        else:
+            y = x[ops.arange(3)]
+        return F.isconstant(y.shape[0])
+"""
+
+
+def test_masks_built_from_constants_are_dynamic_too(project):
+    found = only(project.lint_source(CONSTANT_MASKS, select=["MS401"]), "MS401")
+    assert [f.line for f in found] == [14, 16, 18, 20]
+    assert all("the mask is built from constants, but MindSpore does not fold it" in f.message for f in found[:3])
+    assert "built from constants" not in found[3].message
+
+
+@pytest.mark.mindspore
+@pytest.mark.skipif(importlib.util.find_spec("mindspore") is None, reason="needs the mindspore extra")
+def test_mindspore_does_not_fold_constant_masks(tmp_path):
+    program = CONSTANT_MASKS + """
+ms.set_context(mode=ms.GRAPH_MODE)
+x = Tensor(np.arange(6, dtype=np.float32) - 2)
+for kind in ("ones", "arange", "fill", "data", "integer index"):
+    print(kind, "static" if Probe(kind)(x) else "dynamic")
+"""
+    (tmp_path / "probe.py").write_text(program)
+    result = subprocess.run([sys.executable, "probe.py"], cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    shapes = dict(line.rsplit(" ", 1) for line in result.stdout.splitlines() if line.endswith(("static", "dynamic")))
+    assert shapes == {"ones": "dynamic", "arange": "dynamic", "fill": "dynamic", "data": "dynamic",
+                      "integer index": "static"}, result.stdout + result.stderr[-2000:]
