@@ -15,10 +15,10 @@ measures on the same files, in one run:
   (e) pylint --load-plugins=mslint --disable=all --enable=C0304,mslint, with the cache a
       `mslint` run left (the edit of (d) undone), and with no cache to read
 
-(a) and (e) without a cache to read are the two runs closest to each other, and a machine
-shared with other work makes single timings jitter by several percent: they are measured
---repeat times (default 5), alternately, and the fastest of each counts (as timeit does:
-the work is the same every time, so a slower run measured other processes' work too).
+A machine shared with other work makes single timings jitter by several percent, so every
+measured run is repeated --repeat times (default 5; (a) and (e) without a cache to read,
+the two closest to each other, alternately) and the fastest of each counts, as timeit
+does: the work is the same every time, so a slower run measured other processes' work too.
 mslint's bytecode is written first, as installing its wheel does.  It prints the ratios
 b/a, c/a, d/a, e/a (wall clock and CPU time) and each run's peak memory: the largest single process (wait4's ru_maxrss) and, with psutil, the sum over
 the process tree.  It checks that (b), (c), (d) and a --jobs 1 run without the text
@@ -258,29 +258,35 @@ def main(argv: Optional[List[str]] = None) -> int:
         shutil.rmtree(empty, ignore_errors=True)
     runs["a"], runs["e0"] = fastest_run("(a)", floors), fastest_run("(e0)", plugins)
     repeats = {"a": [r.wall for r in floors], "e0": [r.wall for r in plugins]}
-    runs["b"] = measure("(b) mslint --no-cache", mslint + jobs + ["--no-cache", "--format", "json"] + targets, src, env)
+    times = max(1, args.repeat)
+    runs["b"] = fastest_run("(b)", [measure("(b) mslint --no-cache", mslint + jobs + ["--no-cache", "--format", "json"]
+                                            + targets, src, env) for _ in range(times)])
     runs["fill"] = measure("    mslint, cold cache (fills it)", mslint + jobs + ["--format", "json"] + targets, src, env)
-    runs["c"] = measure("(c) mslint, warm cache", mslint + jobs + ["--format", "json"] + targets, src, env)
+    runs["c"] = fastest_run("(c)", [measure("(c) mslint, warm cache", mslint + jobs + ["--format", "json"] + targets,
+                                            src, env) for _ in range(times)])
     edited = os.path.join(src, next(t for t in targets if t.startswith("mindcv")), EDITED_FILE.split("/", 1)[1]) \
         if any(t.startswith("mindcv") for t in targets) else None
     reanalysed = 0
     if edited and os.path.isfile(edited):
         with open(edited, "rb") as handle:
             original = handle.read()
-        try:
-            with open(edited, "ab") as handle:
-                handle.write(b"# edited by the benchmark\n")
-            reanalysed = _dependents(mslint_cache, edited)
-            runs["d"] = measure(f"(d) mslint, {os.path.basename(edited)} edited", mslint + jobs + ["--format", "json"]
-                                + targets, src, env)
-        finally:
-            with open(edited, "wb") as handle:
-                handle.write(original)
-        # the cache again matches the files on disk, as after any `mslint` run (the one (d)
-        # left holds the edited file's results, which (e) would otherwise analyse again)
-        runs["rewarm"] = measure("    mslint, after the edit is undone", mslint + jobs + ["--format", "json"] + targets,
-                                 src, env)
-    runs["e"] = measure("(e) pylint + mslint plugin", plugin, src, env)
+        edits, rewarms = [], []
+        for _ in range(times):
+            try:
+                with open(edited, "ab") as handle:
+                    handle.write(b"# edited by the benchmark\n")
+                reanalysed = _dependents(mslint_cache, edited)
+                edits.append(measure(f"(d) mslint, {os.path.basename(edited)} edited",
+                                     mslint + jobs + ["--format", "json"] + targets, src, env))
+            finally:
+                with open(edited, "wb") as handle:
+                    handle.write(original)
+            # the cache again matches the files on disk, as after any `mslint` run (the one (d)
+            # left holds the edited file's results, which (e) would otherwise analyse again)
+            rewarms.append(measure("    mslint, after the edit is undone", mslint + jobs + ["--format", "json"]
+                                   + targets, src, env))
+        runs["d"], runs["rewarm"] = fastest_run("(d)", edits), fastest_run("", rewarms)
+    runs["e"] = fastest_run("(e)", [measure("(e) pylint + mslint plugin", plugin, src, env) for _ in range(times)])
     runs["check"] = measure("    mslint --jobs 1, no pre-filter", mslint + ["--jobs", "1", "--no-cache", "--format",
                                                                            "json"] + targets,
                             src, dict(env, **{PREFILTER: "0"}))
@@ -335,13 +341,14 @@ def _dependents(cache_directory: str, edited: str) -> int:
 def _write(host, chosen, files, lines, runs, same, plugin_counts, reanalysed, memory, jobs, repeats) -> None:
     times = len(repeats["a"])
     rows = [("(a)", f"`pylint --disable=all --enable=C0304` (pylint's floor; fastest of {times})", "a"),
-            ("(b)", "`mslint --no-cache`", "b"),
+            ("(b)", f"`mslint --no-cache` (fastest of {times})", "b"),
             ("", "`mslint`, cold cache (fills it)", "fill"),
-            ("(c)", "`mslint`, warm cache", "c"),
-            ("(d)", f"`mslint` after editing `{EDITED_FILE}` ({reanalysed} files depend on it)", "d"),
+            ("(c)", f"`mslint`, warm cache (fastest of {times})", "c"),
+            ("(d)", f"`mslint` after editing `{EDITED_FILE}` ({reanalysed} files depend on it; fastest of {times})",
+             "d"),
             ("", f"`mslint` after the edit of (d) is undone", "rewarm"),
-            ("(e)", "`pylint --load-plugins=mslint --disable=all --enable=C0304,mslint` (the cache the run above left)",
-             "e"),
+            ("(e)", "`pylint --load-plugins=mslint --disable=all --enable=C0304,mslint` (the cache the run above left; "
+                    f"fastest of {times})", "e"),
             ("(e)", f"the same with no cache to read (`MSLINT_CACHE_DIR` empty; fastest of {times})", "e0"),
             ("", "`mslint --jobs 1 --no-cache`, pre-filter off (`MSLINT_PREFILTER=0`)", "check")]
     table = ["| run | command | wall (s) | CPU (s) | ratio wall | ratio CPU | target | peak RSS, largest process | peak RSS, process tree |",
