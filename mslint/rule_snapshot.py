@@ -14,9 +14,10 @@ from __future__ import annotations
 import glob
 import json
 import os
-import tempfile
 import time
 from typing import List, Optional
+
+from mslint.atomic import write_atomically
 
 SNAPSHOT_FORMAT = 1
 STALE_AFTER_SECONDS = 24 * 3600
@@ -53,15 +54,7 @@ def save(rules) -> None:
     directory = os.path.dirname(path)
     try:
         os.makedirs(directory, exist_ok=True)
-        descriptor, temporary = tempfile.mkstemp(prefix=".rules-", suffix=".tmp", dir=directory)
-        try:
-            with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-                json.dump(document, handle, separators=(",", ":"))
-            os.replace(temporary, path)
-        except BaseException:
-            if os.path.exists(temporary):
-                os.unlink(temporary)
-            raise
+        write_atomically(path, json.dumps(document, separators=(",", ":")).encode("utf-8"))
         for stale in glob.glob(os.path.join(directory, "rules-*.json")):
             # other mslint code's, unused for a day (another installation may still read a newer one)
             try:
