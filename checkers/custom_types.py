@@ -197,14 +197,28 @@ def _returned_creations(ctx: ModuleContext) -> Set[nodes.Call]:
     return calls
 
 
+# What STRICT raises (2.10, docs/rules/MS203.md): building the object from graph values fails
+# first; an object of constants gets as far as the graph's output.
+_STRICT_BUILT_FROM_GRAPH_VALUES = ("ValueError: When handling script '...' in graph mode, the inputs should be "
+                                   "constant, but found variable '...' to be nonconstant")
+_STRICT_ILLEGAL_TYPE = "RuntimeError: Illegal type in the graph: AbstractScalar(Type: External, Value: PythonObject(...))"
+
+
+def _built_from_graph_values(ctx: ModuleContext, node, gf) -> bool:
+    creations = [node] if isinstance(node, nodes.Call) else [
+        binding.parent.value for binding in (local_bindings(node, gf.node) if isinstance(node, nodes.Name) else ())
+        if isinstance(binding.parent, nodes.Assign) and isinstance(binding.parent.value, nodes.Call)]
+    return any(_first_variable_argument(ctx, call, gf) is not None for call in creations)
+
+
 @implements(OBJECT_RETURNED)
 def check_object_returned(ctx: ModuleContext) -> Iterator[Finding]:
     for node, gf, cls in _returned_objects(ctx):
+        strict = _STRICT_BUILT_FROM_GRAPH_VALUES if _built_from_graph_values(ctx, node, gf) else _STRICT_ILLEGAL_TYPE
         yield ctx.finding(
             OBJECT_RETURNED, node,
             f"{gf.display} returns an instance of {describe(ctx, cls)} ('{_short(node.as_string())}') from the "
-            "graph: STRICT fails (RuntimeError: Illegal type in the graph: AbstractScalar(Type: External, "
-            "Value: PythonObject(...))), LAX hands the Python object back through JIT Fallback, which STRICT "
+            f"graph: STRICT fails ({strict}), LAX hands the Python object back through JIT Fallback, which STRICT "
             "and MindIR export do not support; return tensors or a tuple or dict of them",
             gf,
         )
