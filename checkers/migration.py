@@ -41,6 +41,12 @@ DROPOUT_KEEP_PROB = Rule(
     "Pass the drop probability by keyword: torch.nn.Dropout(0.1) becomes nn.Dropout(p=0.1); "
     "nn.Dropout(keep_prob=k) becomes nn.Dropout(p=1 - k).",
 )
+DROPOUT_KEEP_PROB_DEPRECATED = Rule(
+    "MS711", "dropout-keep-prob-deprecated", "info",
+    "nn.Dropout is given its keep probability through the deprecated keep_prob: right today, removed later.",
+    "Pass the drop probability p = 1 - keep_prob by keyword: nn.Dropout(keep_prob=1 - rate) becomes "
+    "nn.Dropout(p=rate).",
+)
 BN_TORCH_MOMENTUM = Rule(
     "MS704", "batchnorm-torch-momentum", "warning",
     "nn.BatchNorm is given PyTorch's momentum; MindSpore's momentum is 1 - PyTorch's.",
@@ -79,7 +85,8 @@ ATTRIBUTE_ASSIGNMENT = Rule(
     "(or `self.w = value`), or return the new value instead of storing it.",
 )
 RULES = (CONV_PADDING, CONV_IMPLICIT_SAME, DROPOUT_KEEP_PROB, BN_TORCH_MOMENTUM, CELL_IN_GRAPH,
-         PARAMETER_IN_GRAPH, SET_DATA_IN_GRAPH, FORBIDDEN_API, ISINSTANCE_LIST, ATTRIBUTE_ASSIGNMENT)
+         PARAMETER_IN_GRAPH, SET_DATA_IN_GRAPH, FORBIDDEN_API, ISINSTANCE_LIST, ATTRIBUTE_ASSIGNMENT,
+         DROPOUT_KEEP_PROB_DEPRECATED)
 
 # MS704's threshold: below it a momentum reads as PyTorch's (design.md has no config key for it).
 BN_MOMENTUM_THRESHOLD = 0.5
@@ -297,36 +304,80 @@ def check_conv_implicit_same(ctx: ModuleContext) -> Iterator[Finding]:
         )
 
 
-@implements(DROPOUT_KEEP_PROB)
-def check_dropout_keep_prob(ctx: ModuleContext) -> Iterator[Finding]:
+_DEPRECATION = "'For Dropout, this parameter keep_prob will be deprecated, please use p instead'"
+
+
+def _dropout_keep_prob(ctx: ModuleContext):
+    """(call, value, given by keyword) for each nn.Dropout given keep_prob."""
     for call, name in _nn_layer_calls(ctx):
         if name != "Dropout":
             continue
         keyword = keyword_value(call, "keep_prob")
         positional = call.args[0] if call.args and not isinstance(call.args[0], nodes.Starred) else None
         value = keyword if keyword is not None else positional
-        if value is None:
-            continue
+        if value is not None:
+            yield call, value, keyword is not None
+
+
+def _drop_rate_spelling(value) -> bool:
+    """Spelled as a drop rate: a number below 0.5, or a name with 'drop' in it not written `1 - x`."""
+    number = _number(value)
+    if number is not None:
+        return number < 0.5
+    return "drop" in value.as_string().lower() and not _keep_rate(value)
+
+
+def _right_keep_rate(value, by_keyword: bool) -> bool:
+    """The value is the keep rate MindSpore reads: keep_prob= by keyword (unless spelled as a drop
+    rate), or a positional spelled as a keep rate (`1 - drop`, `keep_prob`, a number of 0.5 or more)."""
+    if _drop_rate_spelling(value):
+        return False
+    number = _number(value)
+    return by_keyword or _keep_rate(value) or (number is not None and number >= 0.5)
+
+
+@implements(DROPOUT_KEEP_PROB)
+def check_dropout_keep_prob(ctx: ModuleContext) -> Iterator[Finding]:
+    for call, value, by_keyword in _dropout_keep_prob(ctx):
+        if _right_keep_rate(value, by_keyword):
+            continue  # MS711: only the keyword is deprecated
         keep = _number(value)
         spelled = value.as_string()
-        if keyword is None:
-            effect = (f"keeps {keep:.0%} and zeroes {1 - keep:.0%} of the activations in training"
-                      if keep is not None and 0 < keep <= 1 else "is the probability of KEEPING an activation")
-            yield ctx.finding(
-                DROPOUT_KEEP_PROB, call,
-                f"'{_layer(call)}({spelled})' binds keep_prob={spelled}, not PyTorch's drop probability: it {effect}; "
-                f"keep_prob is deprecated ('please use p instead'): write p={spelled} if {spelled} is the "
-                f"drop rate, p=1 - {spelled} if it is the keep rate",
-                fix=_positional_dropout_fix(call, value),
-            )
-        else:
-            drop = f"p={round(1 - keep, 6)}" if keep is not None else f"p=1 - {spelled}"
-            yield ctx.finding(
-                DROPOUT_KEEP_PROB, call,
-                f"'{_layer(call)}(keep_prob={spelled})' uses the deprecated keep probability ('For Dropout, this "
-                f"parameter keep_prob will be deprecated, please use p instead'); write {drop}",
-                fix=_keyword_dropout_fix(call, value),
-            )
+        written = f"keep_prob={spelled}" if by_keyword else spelled
+        effect = (f"keeps {keep:.0%} and zeroes {1 - keep:.0%} of the activations in training"
+                  if keep is not None and 0 < keep <= 1 else "is the probability of KEEPING an activation")
+        binds = f"passes {spelled}, which reads as a drop rate, as keep_prob:" if by_keyword else \
+            f"binds keep_prob={spelled}, not PyTorch's drop probability:"
+        yield ctx.finding(
+            DROPOUT_KEEP_PROB, call,
+            f"'{_layer(call)}({written})' {binds} it {effect}; keep_prob is deprecated ('please use p "
+            f"instead'): write p={spelled} if {spelled} is the drop rate, p={_one_minus(value)} if it is the "
+            "keep rate",
+            fix=_keyword_dropout_fix(call, value, force_unsafe=True) if by_keyword else
+            _positional_dropout_fix(call, value),
+        )
+
+
+@implements(DROPOUT_KEEP_PROB_DEPRECATED)
+def check_dropout_keep_prob_deprecated(ctx: ModuleContext) -> Iterator[Finding]:
+    for call, value, by_keyword in _dropout_keep_prob(ctx):
+        if not _right_keep_rate(value, by_keyword):
+            continue  # MS703: the value reads as a drop rate
+        spelled = value.as_string()
+        written = f"keep_prob={spelled}" if by_keyword else spelled
+        yield ctx.finding(
+            DROPOUT_KEEP_PROB_DEPRECATED, call,
+            f"'{_layer(call)}({written})' gives the keep probability through the deprecated keep_prob "
+            f"({_DEPRECATION}; removed after 2.9): the behaviour is right; write p={_one_minus(value)}",
+            fix=_keyword_dropout_fix(call, value) if by_keyword else _keep_rate_fix(call, value),
+        )
+
+
+def _keep_rate_fix(call: nodes.Call, value) -> Optional[fixes.Fix]:
+    """A positional keep rate (MS711): p=1 - k does what the code does today (safe)."""
+    if len(call.args) > 1 or keyword_value(call, "p") is not None:
+        return None  # a second positional would bind p, or p is given too: a human sorts it out
+    return fixes.fix(fixes.SAFE, "use p, the drop probability", fixes.replace_node(value, f"p={_one_minus(value)}"))
 
 
 # -- MS703's fix ---------------------------------------------------------------------------
@@ -336,7 +387,7 @@ def _one_minus(value) -> str:
     if number is not None:
         return repr(round(1.0 - number, 6))
     if isinstance(value, nodes.BinOp) and value.op == "-" and _number(value.left) == 1:
-        return value.right.as_string()
+        return value.right.as_string()  # (as_string parenthesises what needs it: 1 - (a + b) gives a + b)
     text = value.as_string()
     return f"1 - {text}" if isinstance(value, (nodes.Name, nodes.Attribute, nodes.Call, nodes.Subscript)) \
         else f"1 - ({text})"
@@ -349,22 +400,23 @@ def _keep_rate(value) -> bool:
     return isinstance(value, (nodes.Name, nodes.Attribute)) and "keep" in value.as_string().lower()
 
 
-def _keyword_dropout_fix(call: nodes.Call, value) -> Optional[fixes.Fix]:
-    """keep_prob=k is a keep rate by its name: p=1 - k is the documented equivalent (safe)."""
+def _keyword_dropout_fix(call: nodes.Call, value, force_unsafe: bool = False) -> Optional[fixes.Fix]:
+    """keep_prob=k is a keep rate by its name: p=1 - k is the documented equivalent (safe); when
+    k is spelled like a drop rate (keep_prob=dropout), p=1 - k keeps what the code does, which a
+    human should confirm (unsafe)."""
     keyword = next(k for k in call.keywords if k.arg == "keep_prob")
     if keyword_value(call, "p") is not None or keyword.lineno is None:
         return None
-    return fixes.fix(fixes.SAFE, "use p, the drop probability", fixes.replace_node(keyword, f"p={_one_minus(value)}"))
+    return fixes.fix(fixes.UNSAFE if force_unsafe else fixes.SAFE, "use p, the drop probability",
+                     fixes.replace_node(keyword, f"p={_one_minus(value)}"))
 
 
 def _positional_dropout_fix(call: nodes.Call, value) -> Optional[fixes.Fix]:
-    """A positional keep_prob.  Spelled as a keep rate: p=1 - k keeps what the code does (safe).
-    Otherwise it may be PyTorch's drop rate (the page's Example): a number below 0.5 or a name
-    with 'drop' becomes p=k, the PyTorch meaning; anything else p=1 - k; both need a look (unsafe)."""
+    """A positional keep_prob that may be PyTorch's drop rate (MS703, the page's Example): a number
+    below 0.5 or a name with 'drop' becomes p=k, the PyTorch meaning; anything else p=1 - k; both
+    need a look (unsafe)."""
     if len(call.args) > 1 or keyword_value(call, "p") is not None:
         return None  # a second positional would bind p, or p is given too: a human sorts it out
-    if _keep_rate(value):
-        return fixes.fix(fixes.SAFE, "use p, the drop probability", fixes.replace_node(value, f"p={_one_minus(value)}"))
     number = _number(value)
     torch_style = (number is not None and number < 0.5) or "drop" in value.as_string().lower()
     new = f"p={value.as_string()}" if torch_style else f"p={_one_minus(value)}"

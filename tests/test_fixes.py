@@ -130,7 +130,7 @@ def test_text_output_marks_fixable_findings_and_counts_them(root):
     write(root / "net.py", CONV)
     done = mslint(root, "net.py")
     assert "net.py:7:21: MS701 [*] conv-padding-without-pad-mode" in done.stdout
-    assert "net.py:8:21: MS703 [*] dropout-keep-prob" in done.stdout
+    assert "net.py:8:21: MS711 [*] dropout-keep-prob-deprecated" in done.stdout
     assert "[*] 2 fixable with `mslint --fix`." in done.stdout
 
     write(root / "bn.py", "from mindspore import nn\nbn = nn.BatchNorm2d(3, momentum=0.1)\n")
@@ -164,10 +164,10 @@ def test_fix_only_reports_nothing_but_the_count_and_exits_0(root):
 
 def test_select_limits_which_rules_fix(root):
     write(root / "net.py", CONV)
-    mslint(root, "--fix", "--select", "MS703", "net.py")
+    mslint(root, "--fix", "--select", "MS711", "net.py")
     text = (root / "net.py").read_text()
     assert "nn.Dropout(p=0.1)" in text and "nn.Conv2d(3, 12, 3, padding=1)\n" in text
-    mslint(root, "--fix", "--ignore", "MS703", "net.py")
+    mslint(root, "--fix", "--ignore", "MS711", "net.py")
     assert 'pad_mode="pad"' in (root / "net.py").read_text()
 
 
@@ -284,7 +284,7 @@ def test_sarif_results_carry_fixes_and_validate(root):
     log = json.loads(mslint(root, "--format", "sarif", "net.py").stdout)
     validate(log)
     fixes = {r["ruleId"]: r["fixes"] for r in log["runs"][0]["results"]}
-    [change] = fixes["MS703"][0]["artifactChanges"]
+    [change] = fixes["MS711"][0]["artifactChanges"]
     assert change["replacements"] == [{
         "deletedRegion": {"startLine": 8, "startColumn": 32, "endLine": 8, "endColumn": 45},
         "insertedContent": {"text": "p=0.1"}}]
@@ -372,5 +372,5 @@ def test_the_pylint_plugin_says_which_command_fixes(root):
     done = subprocess.run([sys.executable, "-m", "pylint", "--load-plugins=mslint", "--disable=all", "--enable=mslint",
                            "--output-format=json", "net.py"], cwd=root, capture_output=True, text=True, timeout=300)
     messages = {m["symbol"]: m["message"] for m in json.loads(done.stdout)}
-    assert messages["dropout-keep-prob"].endswith("(fixable: mslint --fix)")
+    assert messages["dropout-keep-prob-deprecated"].endswith("(fixable: mslint --fix)")
     assert messages["batchnorm-torch-momentum"].endswith("(fixable: mslint --fix --unsafe-fixes)")

@@ -170,10 +170,52 @@ def test_dropout_keep_probability_is_found(project):
             def construct(self, x):
                 return self.a(x)
     """, select=["MS703"]), "MS703")
-    assert [f.line for f in findings] == [9, 10, 11]
+    assert [f.line for f in findings] == [9, 11]  # (line 10's keep_prob=0.9 is a keep rate: MS711)
     assert "keeps 10% and zeroes 90%" in findings[0].message
-    assert "write p=0.1" in findings[1].message and "deprecated" in findings[1].message
-    assert "probability of KEEPING" in findings[2].message
+    assert "probability of KEEPING" in findings[1].message
+
+
+def test_keep_rates_are_a_deprecation_and_drop_rates_the_bug(project):
+    # issue 14 item 7: about 80% of the corpora's findings were keep rates spelled `1 - drop_rate`
+    source = """
+        from mindspore import nn
+
+
+        class Head(nn.Cell):
+            def __init__(self, dropout, keep_prob, config):
+                super().__init__()
+                self.a = nn.Dropout(0.1)
+                self.b = nn.Dropout(keep_prob=0.9)
+                self.c = nn.Dropout(1 - dropout)
+                self.d = nn.Dropout(keep_prob=1 - dropout)
+                self.e = nn.Dropout(config.hidden_dropout)
+                self.f = nn.Dropout(keep_prob)
+                self.g = nn.Dropout(keep_prob=dropout)
+                self.h = nn.Dropout(0.9)
+                self.i = nn.Dropout(keep_prob=1 - (1 - dropout))
+                self.j = nn.Dropout(1 - (a + b))
+                self.k = nn.Dropout(p=0.1)
+
+            def construct(self, x):
+                return x
+    """
+    found = project.lint_source(source, select=["MS703", "MS711"])
+    by_line = {f.line: f for f in found}
+    assert {line: f.code for line, f in by_line.items()} == {
+        7: "MS703", 8: "MS711", 9: "MS711", 10: "MS711", 11: "MS703", 12: "MS711", 13: "MS703", 14: "MS711",
+        15: "MS711", 16: "MS711"}
+    # fix texts built from the expression: 1 - (1 - d) is d, never "1 - 1 - d"
+    assert by_line[9].message.endswith("the behaviour is right; write p=dropout")
+    assert by_line[10].message.endswith("write p=dropout")
+    assert by_line[15].message.endswith("write p=1 - dropout")
+    assert by_line[16].message.endswith("write p=a + b")
+    assert by_line[14].message.endswith("write p=0.1")
+    assert by_line[12].message.endswith("write p=1 - keep_prob")
+    assert "passes dropout, which reads as a drop rate, as keep_prob" in by_line[13].message
+    assert "p=1 - 1 -" not in " ".join(f.message for f in found)
+    assert all(by_line[line].fix.applicability == "safe" for line in (8, 9, 10, 12, 14, 15, 16))
+    assert by_line[13].fix.applicability == "unsafe"
+    assert by_line[8].rule.severity == "info" and by_line[7].rule.severity == "warning"
 
 
 def test_dropout_quiet_on_p_and_pytorch_style_dropouts(project):
