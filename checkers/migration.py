@@ -18,6 +18,7 @@ from mslint.classes import call_arguments, keyword_value
 from mslint.context import ModuleContext
 from mslint.findings import Finding, shown
 from mslint.lattice import Kind
+from mslint.fixed_weights import constant_parameters
 from mslint.literal_values import literal_of
 from mslint.resolve import assigned_values
 from mslint.rules import Rule, implements
@@ -57,6 +58,13 @@ CELL_IN_GRAPH = Rule(
     "A cell that owns Parameters (nn.Dense, nn.Conv2d, ...) is created in graph code.",
     "Declare layers and sub-cells in __init__ (self.fc = nn.Dense(3, 2)) and only call them in construct.",
 )
+FIXED_WEIGHT_CELL = Rule(
+    "MS712", "fixed-weight-cell-in-graph", "info",
+    "A layer whose parameters all start at constants (a norm layer's gamma=1/beta=0, a fixed weight_init) "
+    "is created in graph code: it computes a fixed function, rebuilt at every compilation.",
+    "Create the layer in __init__, or call the op with the constant tensors "
+    "(ops.LayerNorm(begin_norm_axis, begin_params_axis)(x, gamma, beta) for a LayerNorm).",
+)
 PARAMETER_IN_GRAPH = Rule(
     "MS706", "parameter-created-in-graph", "error",
     "A Parameter is created in graph code.",
@@ -86,7 +94,7 @@ ATTRIBUTE_ASSIGNMENT = Rule(
 )
 RULES = (CONV_PADDING, CONV_IMPLICIT_SAME, DROPOUT_KEEP_PROB, BN_TORCH_MOMENTUM, CELL_IN_GRAPH,
          PARAMETER_IN_GRAPH, SET_DATA_IN_GRAPH, FORBIDDEN_API, ISINSTANCE_LIST, ATTRIBUTE_ASSIGNMENT,
-         DROPOUT_KEEP_PROB_DEPRECATED)
+         DROPOUT_KEEP_PROB_DEPRECATED, FIXED_WEIGHT_CELL)
 
 # MS704's threshold: below it a momentum reads as PyTorch's (design.md has no config key for it).
 BN_MOMENTUM_THRESHOLD = 0.5
@@ -472,8 +480,9 @@ def _is_parametric_mindspore(qualname: str) -> bool:
     return msn.is_cell_class_name(qualname) and qualname.rsplit(".", 1)[-1] in _PARAMETRIC_CELLS
 
 
-@implements(CELL_IN_GRAPH)
-def check_cell_in_graph(ctx: ModuleContext) -> Iterator[Finding]:
+def _cells_built_in_graph(ctx: ModuleContext):
+    """(call, graph function, layer name, MindSpore qualname or None) for each cell with parameters
+    created in graph code, MindSpore's or the project's."""
     for call, gf in ctx.graph_nodes(nodes.Call):
         qualname = ctx.qualname(call.func)
         if qualname and msn.is_mindspore(qualname):
@@ -484,19 +493,51 @@ def check_cell_in_graph(ctx: ModuleContext) -> Iterator[Finding]:
             if not (isinstance(definition, nodes.ClassDef) and ctx.classes.is_cell(definition)
                     and _owns_parameters(ctx, definition)):
                 continue
-        name = call.func.as_string()
-        arguments = call_arguments(call)
-        variable = next((i for i, a in enumerate(arguments) if ctx.value(a, gf).is_var), None)
+            qualname = None
+        yield call, gf, call.func.as_string().rsplit(".", 1)[-1], qualname
+
+
+def _variable_argument(ctx: ModuleContext, call: nodes.Call, gf) -> Optional[int]:
+    return next((i for i, a in enumerate(call_arguments(call)) if ctx.value(a, gf).is_var), None)
+
+
+@implements(CELL_IN_GRAPH)
+def check_cell_in_graph(ctx: ModuleContext) -> Iterator[Finding]:
+    for call, gf, layer, qualname in _cells_built_in_graph(ctx):
+        variable = _variable_argument(ctx, call, gf)
         if variable is not None:
             consequence = (f"compilation fails (TypeError: When creating an instance of "
-                           f"'{name.rsplit('.', 1)[-1]}', all arguments are required to be constants, but input "
+                           f"'{layer}', all arguments are required to be constants, but input "
                            f"{variable} is a variable)")
+        elif qualname is not None and constant_parameters(ctx, call, layer, gf):
+            continue  # a fixed function: MS712
         else:
             consequence = ("it is built once, at compile time: its randomly initialised parameters are frozen "
                            "into the graph and never trained (they are not in trainable_params())")
         yield ctx.finding(
             CELL_IN_GRAPH, call,
-            f"'{name}(...)' creates a cell with parameters in graph code: {consequence}; create it in __init__",
+            f"'{call.func.as_string()}(...)' creates a cell with parameters in graph code: {consequence}; "
+            "create it in __init__",
+            gf,
+        )
+
+
+@implements(FIXED_WEIGHT_CELL)
+def check_fixed_weight_cell(ctx: ModuleContext) -> Iterator[Finding]:
+    for call, gf, layer, qualname in _cells_built_in_graph(ctx):
+        if qualname is None or _variable_argument(ctx, call, gf) is not None:
+            continue
+        constants = constant_parameters(ctx, call, layer, gf)
+        if not constants:
+            continue
+        yield ctx.finding(
+            FIXED_WEIGHT_CELL, call,
+            f"'{call.func.as_string()}(...)' is built in graph code with {constants}: its parameters stay "
+            "there (they are not in trainable_params()), so it computes a fixed function, as intended if "
+            "that is the point, and the layer is rebuilt at every compilation; create it in __init__ "
+            "(excluded from training if it must stay fixed), or call the op with the constant tensors"
+            + (" (ops.LayerNorm(begin_norm_axis, begin_params_axis)(x, gamma, beta))" if "LayerNorm" in layer
+               else ""),
             gf,
         )
 

@@ -331,6 +331,44 @@ def test_parametric_cells_created_in_graph(project):
     assert "called from Net.construct (line 13)" in findings[3].message
 
 
+def test_layers_with_constant_parameters_are_a_hint_not_a_bug(project):
+    # issue 14 item 8: a non-affine norm or a fixed basis works as intended (MS712, info);
+    # random initialisers (MS705) and graph-valued arguments (MS705, compilation fails) stay errors
+    found = project.lint_source("""
+        import numpy as np
+        import mindspore as ms
+        from mindspore import nn, ops, Tensor
+        from mindspore.common.initializer import Constant
+
+        BASIS = Tensor(np.ones((2, 1, 3), np.float32))
+
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.c = 4
+
+            def construct(self, x, n):
+                a = nn.LayerNorm([4], begin_norm_axis=1, begin_params_axis=1)(x)
+                b = nn.Conv1d(1, 2, 3, weight_init=BASIS, has_bias=False, pad_mode="valid")(x)
+                c = nn.Dense(4, 4)(x)
+                d = nn.Dense(4, n)(x)
+                e = nn.LayerNorm([4], gamma_init="normal")(x)
+                f = nn.BatchNorm2d(self.c)(x)
+                g = nn.Dense(4, 4, weight_init=Constant(0.5), bias_init="zeros")(x)
+                h = nn.Dense(4, 4, weight_init="ones")(x)
+                return a, b, c, d, e, f, g, h
+    """, select=["MS705", "MS712"])
+    assert {f.line: f.code for f in found} == {15: "MS712", 16: "MS712", 17: "MS705", 18: "MS705", 19: "MS705",
+                                               20: "MS712", 21: "MS712", 22: "MS705"}
+    by_line = {f.line: f for f in found}
+    assert "with gamma and beta at constant initial values (1 and 0, the defaults)" in by_line[15].message
+    assert "ops.LayerNorm(begin_norm_axis, begin_params_axis)(x, gamma, beta)" in by_line[15].message
+    assert "with weight_init=BASIS and no bias" in by_line[16].message
+    assert "all arguments are required to be constants" in by_line[18].message
+    assert by_line[15].rule.severity == "info"
+
+
 def test_cells_in_init_are_not_reported(project):
     assert project.lint_source("""
         from mindspore import nn, ops
