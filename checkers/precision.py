@@ -65,10 +65,21 @@ def _trainer_text(trainer: inst.Instance) -> str:
     return f"{trainer.node.func.as_string()}(..., {argument}={trainer.level.as_string()}) (line {trainer.node.lineno})"
 
 
+# Levels after which a sub-cell's to_float(float32) still holds (checked on MindSpore 2.10 with a
+# weight that rounds differently in float16: tests/test_precision.py); O2 and O3
+# override it, for Model, build_train_network and auto_mixed_precision alike.
+_KEEPING_LEVELS = frozenset({"O0", "O1", "AUTO"})
+
+
+def _overrides(level: Optional[str]) -> bool:
+    """Whether a level overrides to_float(float32): O2/O3 do; an unknown level may."""
+    return level is None or level.upper() not in _KEEPING_LEVELS
+
+
 def _effect(level: Optional[str]) -> str:
     if level is None:
-        return ("unless amp_level is \"O0\", it converts the network again (O2 and O3 cast the cells kept in "
-                "float32 to float16)")
+        return ("unless the level is \"O0\", \"O1\" or \"auto\", it overrides that (O2 and O3 cast the network "
+                "to float16, this cell too)")
     if level.upper() == "O2":
         return ("O2 casts the whole network to float16 again and overwrites it: cells kept in float32 run in "
                 "float16 (only BatchNorm is kept in float32, by O2's own rule)")
@@ -81,17 +92,24 @@ def _call_text(call: nodes.Call) -> str:
     return shown(call, 70)
 
 
+def _kept_float32(event: inst.Event) -> bool:
+    """A to_float asking for float32 (or a dtype the analysis cannot read); to_float(float16)
+    under O2/O3 changes nothing (checked on 2.10)."""
+    return event.kind == "to_float" and event.value not in _HALF
+
+
 @implements(TO_FLOAT_WITH_AMP)
 def check_to_float_with_amp(ctx: ModuleContext) -> Iterator[Finding]:
     reported: Set[nodes.NodeNG] = set()
+    yield from _converted_after_to_float(ctx, reported)
     for trainer, level in _trainers(ctx):
         network = trainer.role("network")
-        if network is None:
+        if network is None or not _overrides(level):
             continue
         elsewhere = []
         for cell in inst.walk_inside(network):
             for event in cell.events:
-                if event.kind != "to_float" or event.node in reported:
+                if not _kept_float32(event) or event.node in reported:
                     continue
                 if event.node.root() is not ctx.module:
                     elsewhere.append(event)
@@ -114,6 +132,31 @@ def check_to_float_with_amp(ctx: ModuleContext) -> Iterator[Finding]:
                 "precision\" (keep the default \"O0\")",
                 fix=_level_o0_fix(trainer),
             )
+
+
+def _converted_after_to_float(ctx: ModuleContext, reported: Set[nodes.NodeNG]) -> Iterator[Finding]:
+    """`net.head.to_float(ms.float32)` then `net = amp.auto_mixed_precision(net, "O2")`: O2 and O3
+    cast the head to float16 too (checked on 2.10)."""
+    for instance in inst.tracker(ctx).instances:
+        for amp in instance.events:
+            if amp.kind != "amp" or amp.value != "auto_mixed_precision" or amp.node.root() is not ctx.module:
+                continue
+            level = inst.const_str(amp.uses[0]) if amp.uses else "O0"
+            if not _overrides(level):
+                continue
+            for cell in inst.walk_inside(instance):
+                for event in cell.events:
+                    if not _kept_float32(event) or event.node in reported or event.node.root() is not ctx.module \
+                            or event.position > amp.position:
+                        continue
+                    reported.add(event.node)
+                    yield ctx.finding(
+                        TO_FLOAT_WITH_AMP, event.node,
+                        f"custom mixed precision '{_call_text(event.node)}' is on the network that "
+                        f"'{_call_text(amp.node)}' (line {amp.node.lineno}) converts afterwards: {_effect(level)}; "
+                        "the migration guide: custom mixed precision and a level do not mix (convert with one "
+                        "of them)",
+                    )
 
 
 def _level_o0_fix(trainer: inst.Instance) -> fixes.Fix:

@@ -1,6 +1,13 @@
 """MS6xx: custom to_float next to amp_level, double conversion, loss in float16."""
 from __future__ import annotations
 
+import importlib.util
+import json
+import subprocess
+import sys
+
+import pytest
+
 from conftest import only
 
 NETWORK = """
@@ -46,8 +53,9 @@ def _line(source, fragment, prefix=NETWORK):
 # -- MS601 --------------------------------------------------------------------------------------
 def test_migration_guide_to_float_with_amp_level_o2(project):
     findings = _lint(project, GUIDE, "MS601")
-    assert [f.line for f in findings] == [_line(GUIDE, "net.to_float"), _line(GUIDE, "cell.to_float")]
-    message = findings[1].message
+    # net.to_float(ms.float16) is what O2 does anyway (checked on 2.10): only the float32 request is overridden
+    assert [f.line for f in findings] == [_line(GUIDE, "cell.to_float")]
+    message = findings[0].message
     assert "Model(..., amp_level='O2')" in message
     assert "O2 casts the whole network to float16 again" in message
     assert "don't set amp_level in Model if you use custom mixed precision" in message
@@ -79,27 +87,53 @@ parser = argparse.ArgumentParser()
 parser.add_argument("--amp_level", default="O0")
 args = parser.parse_args()
 net = Network()
-net.to_float(ms.float16)
+net.head.to_float(ms.float32)
 model = Model(net, nn.MSELoss().to_float(ms.float32), nn.SGD(net.trainable_params()), amp_level=args.amp_level)
 """
     findings = _lint(project, src, "MS601")
-    assert [f.line for f in findings] == [_line(src, "net.to_float")]
-    assert 'unless amp_level is "O0"' in findings[0].message
+    assert [f.line for f in findings] == [_line(src, "net.head.to_float")]
+    assert 'unless the level is "O0", "O1" or "auto", it overrides that' in findings[0].message
 
 
 def test_wrappers_two_deep_and_a_level_variable(project):
     src = """
 level = "O2"
 net = Network()
-net.to_float(ms.float16)
+net.head.to_float(ms.float32)
 loss_net = nn.WithLossCell(net, nn.MSELoss())
 train_net = nn.TrainOneStepCell(loss_net, nn.SGD(net.trainable_params()))
 model = Model(train_net, amp_level=level)
 other = Network()
-other.to_float(ms.float16)
+other.head.to_float(ms.float32)
 """
     findings = _lint(project, src, "MS601")
-    assert [f.line for f in findings] == [_line(src, "net.to_float")]
+    assert [f.line for f in findings] == [_line(src, "net.head.to_float")]
+
+
+def test_only_the_levels_that_override_are_reported(project):
+    # checked on MindSpore 2.10: O1 and "auto" keep to_float(float32); float16 under O2/O3 changes
+    # nothing; auto_mixed_precision(net, "O2"/"O3") after to_float overrides it like Model does
+    src = """
+first = Network()
+first.head.to_float(ms.float32)
+a = Model(first, nn.MSELoss(), nn.SGD(first.trainable_params()), amp_level="O1")
+second = Network()
+second.head.to_float(ms.float32)
+b = Model(second, nn.MSELoss(), nn.SGD(second.trainable_params()), amp_level="auto")
+net = Network()
+net.head.to_float(ms.float16)
+c = Model(net, nn.MSELoss(), nn.SGD(net.trainable_params()), amp_level="O3")
+converted = Network()
+converted.head.to_float(ms.float32)
+converted = ms.amp.auto_mixed_precision(converted, "O2")
+kept = Network()
+kept.head.to_float(ms.float32)
+kept = ms.amp.auto_mixed_precision(kept, "O1")
+"""
+    findings = _lint(project, src, "MS601")
+    assert [f.line for f in findings] == [_line(src, "converted.head.to_float")]
+    assert "'ms.amp.auto_mixed_precision(converted, 'O2')' (line" in findings[0].message
+    assert "converts afterwards: O2 casts the whole network to float16" in findings[0].message
 
 
 def test_to_float_on_another_network_is_clean(project):
@@ -266,3 +300,60 @@ loss = MyLoss().to_float(ms.bfloat16)
     findings = _lint(project, src, "MS603")
     assert [f.line for f in findings] == [_line(src, "loss = MyLoss()")]
     assert "bfloat16" in findings[0].message
+
+
+AMP_LEVELS = '''
+import json
+import numpy as np
+import mindspore as ms
+from mindspore import nn
+from mindspore.train import Model
+from mindspore.train.loss_scale_manager import FixedLossScaleManager
+
+ms.set_context(mode=ms.PYNATIVE_MODE)
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        # 1.0001 is 1.0 in float16: the output says which precision the head computed in
+        self.head = nn.Dense(1, 1, weight_init=ms.Tensor([[1.0001]], ms.float32), bias_init="zeros")
+
+    def construct(self, x):
+        return self.head(x)
+
+
+def head(net, x):
+    value = float(net(x).astype(ms.float32).asnumpy().ravel()[0])
+    return "float32" if abs(value - 1.0001) < 2e-5 else "float16"
+
+
+x = ms.Tensor(np.ones((1, 1), np.float32))
+found = {}
+for level in ("O0", "O1", "O2", "O3", "auto"):
+    for asked in ("float32", "float16"):
+        net = Net()
+        net.head.to_float(getattr(ms, asked))
+        Model(net, nn.MSELoss(), nn.Momentum(net.trainable_params(), 0.1, 0.9), amp_level=level,
+              loss_scale_manager=FixedLossScaleManager(drop_overflow_update=False))
+        found[f"Model {level} {asked}"] = head(net, x)
+        net = Net()
+        net.head.to_float(getattr(ms, asked))
+        found[f"auto_mixed_precision {level} {asked}"] = head(ms.amp.auto_mixed_precision(net, level), x)
+print(json.dumps(found))
+'''
+
+
+@pytest.mark.mindspore
+@pytest.mark.skipif(importlib.util.find_spec("mindspore") is None, reason="needs the mindspore extra")
+def test_which_levels_override_to_float_on_mindspore(tmp_path):
+    (tmp_path / "levels.py").write_text(AMP_LEVELS)
+    result = subprocess.run([sys.executable, "levels.py"], cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-2000:]
+    found = json.loads(result.stdout.strip().splitlines()[-1])
+    for api in ("Model", "auto_mixed_precision"):
+        for level in ("O0", "O1", "O2", "O3", "auto"):
+            # float16 asked for is float16 at every level; float32 survives exactly the levels MS601 leaves alone
+            assert found[f"{api} {level} float16"] == "float16"
+            expected = "float16" if level in ("O2", "O3") else "float32"
+            assert found[f"{api} {level} float32"] == expected, (api, level)
