@@ -222,6 +222,27 @@ class ResultCache:
         self.changed = False
 
 
+def caches_by_configuration():
+    """A function giving each configuration's result cache (one object per cache file), for one
+    run: the objects remember file hashes, so a new run needs new ones."""
+    opened = {}
+    by_config = {}  # id -> (config, its cache): a configuration's key is computed once, not per file
+
+    def cache_for(config) -> ResultCache:
+        known = by_config.get(id(config))
+        if known is not None and known[0] is config:
+            return known[1]
+        # one object per cache file: configurations without a file differ only in their root,
+        # and two objects saving one file would each drop the other's entries
+        key = (cache_directory(config.root), ResultCache.namespace(config))
+        if key not in opened:
+            opened[key] = ResultCache(*key)
+        by_config[id(config)] = (config, opened[key])
+        return opened[key]
+
+    return cache_for
+
+
 def _encode(finding: Finding, entry_path: str) -> list:
     # the path only when the finding is in another file than the analysed one (a helper's)
     other = finding.path if os.path.abspath(finding.path) != entry_path else None

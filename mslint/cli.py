@@ -16,7 +16,7 @@ from typing import List, Optional
 from mslint import __version__, baseline, noqa, output
 from mslint import config as config_module
 from mslint import rule_pages
-from mslint.cache import ResultCache, cache_directory
+from mslint.cache import caches_by_configuration
 from mslint.discovery import UsageError, discover, empty_paths
 from mslint.findings import Finding
 from mslint.fixes import FIXABLE
@@ -203,7 +203,7 @@ def _main(argv: Optional[List[str]]) -> int:
         print(f"mslint: warning: no Python files found under {path}", file=sys.stderr)
     if not files and not excluded:  # (pre-commit may name only excluded files: nothing to do, not an error)
         return EXIT_ERROR
-    caches = None if args.no_cache else _caches()
+    caches = None if args.no_cache else caches_by_configuration()
     report_to = output.open_output(args.output_file)
     people = args.output_format in PEOPLE_FORMATS and not args.statistics
     progress = Progress(sys.stderr, people and not args.quiet and output.is_terminal(sys.stderr)
@@ -305,26 +305,6 @@ def _add_noqa(findings: List[Finding]) -> int:
     files = "file" if outcome.files == 1 else "files"
     print(f"Added {outcome.comments} suppression {comments} to {outcome.files} {files}.")
     return EXIT_CLEAN
-
-
-def _caches():
-    """The result cache of each configuration (one file per configuration), opened once."""
-    opened = {}
-    by_config = {}  # id -> (config, its cache): a configuration's key is computed once, not per file
-
-    def cache_for(config: config_module.Config) -> ResultCache:
-        known = by_config.get(id(config))
-        if known is not None and known[0] is config:
-            return known[1]
-        # one object per cache file: configurations without a file differ only in their root,
-        # and two objects saving one file would each drop the other's entries
-        key = (cache_directory(config.root), ResultCache.namespace(config))
-        if key not in opened:
-            opened[key] = ResultCache(*key)
-        by_config[id(config)] = (config, opened[key])
-        return opened[key]
-
-    return cache_for
 
 
 def _show_settings(path: str, config_for) -> int:

@@ -508,6 +508,11 @@ def lint_sources(sources: Sequence[Tuple[str, str]], config: Configs) -> List[Fi
     pending = tuple((path, text, config_for(path)) for path, text in sources)
     _start_session()
     try:
+        for path, text in sources:  # (each analysis then reads the others' texts, not the files on disk)
+            try:
+                _STORE.get(path, text)
+            except Exception:  # noqa: BLE001 - unparsable: its own analysis reports it
+                pass
         analysed = _lint_many(pending)
     finally:
         _end_session()
