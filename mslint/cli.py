@@ -152,6 +152,11 @@ def _run_fixes(args, files, config_for, caches, jobs: int, report_to) -> int:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    if arguments[:1] == ["server"] and not os.path.exists("server"):  # (a path named server is linted)
+        from mslint import server
+
+        return server.main(arguments[1:])
     saved_gc_thresholds = gc.get_threshold()
     try:
         return _main(argv)

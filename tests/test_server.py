@@ -1,0 +1,236 @@
+"""`mslint server`, driven over stdio by pygls's language client as an editor would drive it."""
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pygls", reason="the server extra (pygls) is not installed")
+from lsprotocol import types as lsp  # noqa: E402
+from pygls.lsp.client import LanguageClient  # noqa: E402
+
+from mslint.lsp_convert import path_to_uri  # noqa: E402
+
+HELPERS = """
+def to_host(x):
+    return x.asnumpy()
+"""
+
+MODEL = """
+import mindspore as ms
+from mindspore import nn
+from pkg.helpers import to_host
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.drop = nn.Dropout(keep_prob=0.9)
+
+    def construct(self, x):
+        return to_host(self.drop(x))
+"""
+
+TIMEOUT = 60
+
+
+def make_project(root: Path) -> None:
+    (root / "pyproject.toml").write_text("[project]\nname = 'example'\n")
+    (root / "pkg").mkdir()
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "helpers.py").write_text(textwrap.dedent(HELPERS).lstrip())
+    (root / "pkg" / "model.py").write_text(textwrap.dedent(MODEL).lstrip())
+
+
+class Editor:
+    """A language client with the diagnostics the server published, per document."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.client = LanguageClient("mslint-tests", "1")
+        self.published = {}
+        self.arrived = asyncio.Event()
+        self.versions = {}
+
+        @self.client.feature(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        def on_diagnostics(*args):
+            params = args[-1]
+            self.published[params.uri] = params.diagnostics
+            self.arrived.set()
+
+    async def start(self):
+        env = dict(os.environ, MSLINT_CACHE_DIR=str(self.root / ".cache"))
+        await self.client.start_io(sys.executable, "-m", "mslint", "server", cwd=str(self.root), env=env)
+        await self.client.initialize_async(lsp.InitializeParams(
+            capabilities=lsp.ClientCapabilities(), root_uri=path_to_uri(str(self.root)),
+            workspace_folders=[lsp.WorkspaceFolder(uri=path_to_uri(str(self.root)), name="example")]))
+        self.client.initialized(lsp.InitializedParams())
+
+    async def stop(self):
+        await self.client.shutdown_async(None)
+        self.client.exit(None)
+        await asyncio.sleep(0.1)
+        await self.client.stop()
+
+    def uri(self, relative: str) -> str:
+        return path_to_uri(str(self.root / relative))
+
+    def open(self, relative: str, text: str = None):
+        text = (self.root / relative).read_text() if text is None else text
+        self.versions[relative] = 1
+        self.arrived.clear()
+        self.client.text_document_did_open(lsp.DidOpenTextDocumentParams(
+            text_document=lsp.TextDocumentItem(uri=self.uri(relative), language_id="python", version=1, text=text)))
+
+    def change(self, relative: str, text: str):
+        self.versions[relative] += 1
+        self.arrived.clear()
+        self.client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+            text_document=lsp.VersionedTextDocumentIdentifier(uri=self.uri(relative), version=self.versions[relative]),
+            content_changes=[lsp.TextDocumentContentChangeWholeDocument(text=text)]))
+
+    async def diagnostics(self, relative: str, until=lambda found: True):
+        """The next diagnostics published for a document that satisfy `until`."""
+        uri = self.uri(relative)
+        deadline = asyncio.get_running_loop().time() + TIMEOUT
+        while True:
+            if uri in self.published and until(self.published[uri]):
+                return self.published[uri]
+            remaining = deadline - asyncio.get_running_loop().time()
+            if remaining <= 0:
+                raise AssertionError(f"no diagnostics for {relative} satisfying the test; last: "
+                                     f"{self.published.get(uri)}")
+            self.arrived.clear()
+            try:
+                await asyncio.wait_for(self.arrived.wait(), remaining)
+            except asyncio.TimeoutError:
+                pass
+
+
+def run(coroutine_function, tmp_path):
+    make_project(tmp_path)
+
+    async def session():
+        editor = Editor(tmp_path)
+        await editor.start()
+        try:
+            await coroutine_function(editor)
+        finally:
+            await editor.stop()
+
+    asyncio.run(asyncio.wait_for(session(), 4 * TIMEOUT))
+
+
+def cli_json(root: Path, *paths: str) -> list:
+    result = subprocess.run([sys.executable, "-m", "mslint", "--format", "json", "--no-cache", *paths], cwd=root,
+                            capture_output=True, text=True, timeout=300)
+    return json.loads(result.stdout)
+
+
+def as_rows(diagnostics) -> list:
+    return sorted((d.code, d.range.start.line + 1, d.range.start.character + 1, d.message) for d in diagnostics)
+
+
+def test_diagnostics_match_the_command_and_carry_code_url_and_chain(tmp_path):
+    async def scenario(editor):
+        editor.open("pkg/model.py")
+        editor.open("pkg/helpers.py")
+        model = await editor.diagnostics("pkg/model.py", lambda found: len(found) == 1)
+        helpers = await editor.diagnostics("pkg/helpers.py", lambda found: len(found) == 1)
+        expected = cli_json(editor.root, "pkg/model.py", "pkg/helpers.py")
+        for relative, published in (("pkg/model.py", model), ("pkg/helpers.py", helpers)):
+            rows = sorted((f["code"], f["line"], f["column"], f["message"]) for f in expected
+                          if os.path.normpath(f["path"]) == os.path.normpath(relative))
+            assert as_rows(published) == rows
+        [dropout] = model
+        assert dropout.code == "MS711" and dropout.source == "mslint"
+        assert dropout.severity == lsp.DiagnosticSeverity.Information
+        assert dropout.code_description.href.endswith("docs/rules/MS711.md")
+        assert list(dropout.tags) == [lsp.DiagnosticTag.Deprecated]
+        [to_host] = helpers
+        assert to_host.code == "MS101" and to_host.severity == lsp.DiagnosticSeverity.Error
+        [related] = to_host.related_information
+        assert related.location.uri == editor.uri("pkg/model.py") and related.location.range.start.line == 11
+
+        pulled = await editor.client.text_document_diagnostic_async(lsp.DocumentDiagnosticParams(
+            text_document=lsp.TextDocumentIdentifier(uri=editor.uri("pkg/helpers.py"))))
+        assert as_rows(pulled.items) == as_rows(helpers)
+
+    run(scenario, tmp_path)
+
+
+def test_edits_quick_fixes_fix_all_hover_and_a_syntax_error(tmp_path):
+    async def scenario(editor):
+        editor.open("pkg/model.py")
+        found = await editor.diagnostics("pkg/model.py", lambda found: any(d.code == "MS711" for d in found))
+        dropout = next(d for d in found if d.code == "MS711")
+
+        hover = await editor.client.text_document_hover_async(lsp.HoverParams(
+            text_document=lsp.TextDocumentIdentifier(uri=editor.uri("pkg/model.py")), position=dropout.range.start))
+        assert "**MS711 dropout-keep-prob-deprecated**" in hover.contents.value
+        assert "docs/rules/MS711.md" in hover.contents.value
+
+        actions = await editor.client.text_document_code_action_async(lsp.CodeActionParams(
+            text_document=lsp.TextDocumentIdentifier(uri=editor.uri("pkg/model.py")), range=dropout.range,
+            context=lsp.CodeActionContext(diagnostics=[dropout])))
+        titles = [a.title for a in actions]
+        assert "Disable MS711 for this line" in titles
+        fix = next(a for a in actions if a.title.startswith("MS711: use p"))
+        assert fix.kind == lsp.CodeActionKind.QuickFix and fix.is_preferred
+        assert any(a.kind == "source.fixAll.mslint" for a in actions)
+
+        text = (editor.root / "pkg/model.py").read_text()
+        [edit] = fix.edit.changes[editor.uri("pkg/model.py")]
+        lines = text.split("\n")
+        line = lines[edit.range.start.line]
+        lines[edit.range.start.line] = line[:edit.range.start.character] + edit.new_text + line[edit.range.end.character:]
+        fixed = "\n".join(lines)
+        assert "nn.Dropout(p=0.1)" in fixed
+        editor.change("pkg/model.py", fixed)
+        after = await editor.diagnostics("pkg/model.py", lambda found: not any(d.code == "MS711" for d in found))
+        assert all(d.code != "MS711" for d in after)
+
+        disable = next(a for a in actions if a.title == "Disable MS711 for this line")
+        [insert] = disable.edit.changes[editor.uri("pkg/model.py")]
+        assert insert.new_text == "  # mslint: disable=MS711"
+
+        editor.change("pkg/model.py", fixed + "\ndef broken(:\n")
+        broken = await editor.diagnostics("pkg/model.py", lambda found: any(d.code == "MS001" for d in found))
+        assert [d.code for d in broken] == ["MS001"]
+
+    run(scenario, tmp_path)
+
+
+def test_a_helper_changed_on_disk_updates_the_open_model(tmp_path):
+    async def scenario(editor):
+        editor.open("pkg/model.py")
+        before = await editor.diagnostics("pkg/model.py", lambda found: any(d.code == "MS101" for d in found))
+        call_site = next(d for d in before if d.code == "MS101")
+        assert "to_host" in call_site.message and "helpers.py:2" in call_site.message  # routed to the call
+
+        (editor.root / "pkg" / "helpers.py").write_text("def to_host(x):\n    return x * 2\n")
+        editor.arrived.clear()
+        editor.client.workspace_did_change_watched_files(lsp.DidChangeWatchedFilesParams(changes=[
+            lsp.FileEvent(uri=editor.uri("pkg/helpers.py"), type=lsp.FileChangeType.Changed)]))
+        after = await editor.diagnostics("pkg/model.py", lambda found: not any(d.code == "MS101" for d in found))
+        assert [d.code for d in after] == ["MS711"]
+
+        (editor.root / "pyproject.toml").write_text("[project]\nname = 'example'\n\n[tool.mslint]\nignore = ['MS711']\n")
+        editor.client.workspace_did_change_watched_files(lsp.DidChangeWatchedFilesParams(changes=[
+            lsp.FileEvent(uri=editor.uri("pyproject.toml"), type=lsp.FileChangeType.Changed)]))
+        assert len(await editor.diagnostics("pkg/model.py", lambda found: len(found) == 0)) == 0
+
+    run(scenario, tmp_path)
+
+
+def test_the_command_says_when_the_server_cannot_start(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "mslint", "server", "--port", "1"], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2 and "unrecognized arguments: --port 1" in result.stderr
+    assert "Traceback" not in result.stderr
