@@ -32,7 +32,7 @@ from mslint import __version__
 from mslint import config as config_module
 from mslint import lsp_convert as convert
 
-DEBOUNCE_SECONDS = 0.15
+DEBOUNCE_SECONDS = 0.05
 log = logging.getLogger("mslint.server")
 
 

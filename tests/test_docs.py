@@ -135,11 +135,18 @@ def test_gitlab_code_quality_recipe_produces_a_report(project, monkeypatch, caps
     assert moved["location"]["lines"]["begin"] == 8 and moved["fingerprint"] == issue["fingerprint"]
 
 
-def test_editors_page_covers_each_editor_with_the_plugin():
+def test_editors_page_covers_each_editor_with_the_server_and_the_plugin():
     text = (DOCS / "editors.md").read_text(encoding="utf-8")
-    sections = re.split(r"^## ", text, flags=re.M)[1:]
-    titles = [s.splitlines()[0] for s in sections]
-    assert titles == ["VS Code", "PyCharm", "Vim and Neovim"]
+    server, plugin = re.split(r"^## ", text, flags=re.M)[1:]
+    assert server.startswith("The language server") and plugin.startswith("The pylint plugin")
+    editors = re.split(r"^### ", server, flags=re.M)[1:]
+    assert [e.splitlines()[0] for e in editors] == ["VS Code", "Neovim (0.11+)", "Helix (`languages.toml`)",
+                                                    "Emacs (eglot)", "Zed (`settings.json`)", "PyCharm"]
+    for editor in editors:
+        assert "mslint" in editor and "server" in editor  # each block starts `mslint server`
+    sections = re.split(r"^### ", plugin, flags=re.M)[1:]
+    assert [s.splitlines()[0] for s in sections] == ["VS Code (pylint plugin)", "PyCharm (pylint plugin)",
+                                                     "Vim and Neovim (pylint plugin)"]
     for section in sections:
         assert "--load-plugins=mslint" in section
 
