@@ -234,3 +234,29 @@ def test_the_command_says_when_the_server_cannot_start(tmp_path):
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 2 and "unrecognized arguments: --port 1" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_fix_all_and_a_helper_edited_in_another_buffer(tmp_path):
+    async def scenario(editor):
+        editor.open("pkg/model.py")
+        editor.open("pkg/helpers.py")
+        await editor.diagnostics("pkg/helpers.py", lambda found: [d.code for d in found] == ["MS101"])
+        model = await editor.diagnostics("pkg/model.py", lambda found: [d.code for d in found] == ["MS711"])
+
+        actions = await editor.client.text_document_code_action_async(lsp.CodeActionParams(
+            text_document=lsp.TextDocumentIdentifier(uri=editor.uri("pkg/model.py")), range=model[0].range,
+            context=lsp.CodeActionContext(diagnostics=[], only=["source.fixAll.mslint"])))
+        [fix_all] = actions
+        [whole] = fix_all.edit.changes[editor.uri("pkg/model.py")]
+        assert "nn.Dropout(p=0.1)" in whole.new_text and "keep_prob" not in whole.new_text
+        editor.change("pkg/model.py", whole.new_text)
+        await editor.diagnostics("pkg/model.py", lambda found: len(found) == 0)
+
+        # the helper's unsaved buffer, not its file, is what the model's analysis reads
+        editor.change("pkg/helpers.py", "def to_host(x):\n    return x * 2\n")
+        assert len(await editor.diagnostics("pkg/helpers.py", lambda found: len(found) == 0)) == 0
+        editor.change("pkg/helpers.py", "def to_host(x):\n    y = x * 2\n    return y.asnumpy()\n")
+        [back] = await editor.diagnostics("pkg/helpers.py", lambda found: len(found) == 1)
+        assert back.code == "MS101" and back.range.start.line == 2
+
+    run(scenario, tmp_path)
