@@ -303,6 +303,14 @@ loss = MyLoss().to_float(ms.bfloat16)
     assert "bfloat16" in findings[0].message
 
 
+def _run_on_mindspore(tmp_path, program: str) -> dict:
+    """Run a program with MindSpore in a child process; the JSON object its last line prints."""
+    (tmp_path / "program.py").write_text(program)
+    result = subprocess.run([sys.executable, "program.py"], cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-2000:]
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
 AMP_LEVELS = '''
 import json
 import numpy as np
@@ -348,10 +356,7 @@ print(json.dumps(found))
 @pytest.mark.mindspore
 @pytest.mark.skipif(importlib.util.find_spec("mindspore") is None, reason="needs the mindspore extra")
 def test_which_levels_override_to_float_on_mindspore(tmp_path):
-    (tmp_path / "levels.py").write_text(AMP_LEVELS)
-    result = subprocess.run([sys.executable, "levels.py"], cwd=tmp_path, capture_output=True, text=True, timeout=600)
-    assert result.returncode == 0, result.stderr[-2000:]
-    found = json.loads(result.stdout.strip().splitlines()[-1])
+    found = _run_on_mindspore(tmp_path, AMP_LEVELS)
     for api in ("Model", "auto_mixed_precision"):
         for level in ("O0", "O1", "O2", "O3", "auto"):
             # float16 asked for is float16 at every level; float32 survives exactly the levels MS601 leaves alone
@@ -432,10 +437,7 @@ print(json.dumps({"loop keeps the loss": float(loss_net(nn.MSELoss)(x, y).asnump
                   "loop keeps BatchNorm": float(loss_net(nn.BatchNorm1d)(x, y).asnumpy()),
                   "Model O2, loss in float16": float(trained_at_o2()._train_network(x, y).asnumpy())}))
 '''
-    (tmp_path / "losses.py").write_text(program)
-    result = subprocess.run([sys.executable, "losses.py"], cwd=tmp_path, capture_output=True, text=True, timeout=600)
-    assert result.returncode == 0, result.stderr[-2000:]
-    found = json.loads(result.stdout.strip().splitlines()[-1])
+    found = _run_on_mindspore(tmp_path, program)
     assert found["loop keeps the loss"] == 90000.0
     assert found["loop keeps BatchNorm"] == float("inf")
     assert found["Model O2, loss in float16"] == float("inf")
@@ -456,7 +458,4 @@ for labels in ("float32", "float16"):
     found[labels] = float(nn.WithLossCell(net, nn.MSELoss())(x, y).asnumpy())
 print(json.dumps(found))
 '''
-    (tmp_path / "logits.py").write_text(program)
-    result = subprocess.run([sys.executable, "logits.py"], cwd=tmp_path, capture_output=True, text=True, timeout=600)
-    assert result.returncode == 0, result.stderr[-2000:]
-    assert json.loads(result.stdout.strip().splitlines()[-1]) == {"float32": 90000.0, "float16": float("inf")}
+    assert _run_on_mindspore(tmp_path, program) == {"float32": 90000.0, "float16": float("inf")}
