@@ -260,3 +260,26 @@ def test_fix_all_and_a_helper_edited_in_another_buffer(tmp_path):
         assert back.code == "MS101" and back.range.start.line == 2
 
     run(scenario, tmp_path)
+
+
+def test_a_failing_run_is_one_ms003_per_document_and_the_server_keeps_serving(tmp_path, monkeypatch):
+    from mslint import runner
+    from mslint.server import MslintServer
+
+    make_project(tmp_path)
+    server = MslintServer()
+    uri = path_to_uri(str(tmp_path / "pkg" / "model.py"))
+    monkeypatch.setattr(MslintServer, "open_documents", lambda self: {uri: (tmp_path / "pkg" / "model.py").read_text()})
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("a rule's bug")
+
+    monkeypatch.setattr(runner, "lint_run", broken)
+    found = server.lint()
+    assert [(f.code, f.line) for f in found[uri]] == [("MS003", 1)]
+    assert "RuntimeError: a rule's bug" in found[uri][0].message
+
+    monkeypatch.undo()
+    monkeypatch.setattr(MslintServer, "open_documents", lambda self: {uri: (tmp_path / "pkg" / "model.py").read_text()})
+    monkeypatch.setenv("MSLINT_CACHE_DIR", str(tmp_path / ".cache"))
+    assert sorted(f.code for f in server.lint()[uri]) == ["MS101", "MS711"]  # the next run works again
