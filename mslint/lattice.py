@@ -552,7 +552,16 @@ class Interpreter:
                 result = result.with_tags("ndarray") if not (left.has("tensor") or right.has("tensor")) else result
             return result
         if isinstance(node, nodes.BoolOp):
-            return join(*(self._eval(v, state) for v in node.values))
+            operands = [self._eval(v, state) for v in node.values]
+            # `a and b` with a constant falsy operand, all before it constants, is falsy at compile
+            # time (`isinstance(kw, dict) and len(kw) > 0` with kw=None); `or` likewise with truthy
+            decisive = node.op == "or"
+            for operand in operands:
+                if not operand.is_const:
+                    break
+                if truth_value(operand) is decisive:
+                    return operand
+            return join(*operands)
         if isinstance(node, nodes.UnaryOp):
             operand = self._eval(node.operand, state)
             if node.op == "not":
@@ -776,11 +785,16 @@ class Interpreter:
         """isinstance() of a graph value, where the compiler knows the answer: a graph value is a
         tensor or a scalar, never a NumPy array (`elif isinstance(boxes, np.ndarray):` is never
         compiled for a tensor), and a tensor is a Tensor."""
-        if not is_graph_value(value) or isinstance(classes, nodes.Starred):
+        if isinstance(classes, nodes.Starred):
             return None
         names = classes.elts if isinstance(classes, nodes.Tuple) else [classes]
         qualnames = [self.resolver.qualname(name) for name in names]
         if any(q is None for q in qualnames):
+            return None
+        if value.is_const and value.has("none"):  # an unpassed `take_from=None`: never a dict or a list
+            return None if any(q in ("builtins.object", "builtins.NoneType", "types.NoneType") for q in qualnames) \
+                else False
+        if not is_graph_value(value):
             return None
         if value.has("tensor") and any(q in msn.TENSOR_CLASSES for q in qualnames):
             return True
@@ -999,12 +1013,22 @@ def positional_values(call: nodes.Call, value_of: Callable[[nodes.NodeNG], Value
 def _bind_call(target, args: List[Value], kwargs: Dict[str, Value], bound: bool,
                resolver: resolve.Resolver) -> Dict[str, Value]:
     """Parameter values of `target` for a call with these argument values."""
+    params = bind_positional(target, args, bound)
+    params.update({k: v for k, v in kwargs.items() if k is not None})
+    return with_unpassed_defaults(target, params, resolver)
+
+
+def bind_positional(target, args: List[Value], bound: bool) -> Dict[str, Value]:
+    """The named parameters the positional argument values fill, and `*args` as the tuple of
+    the rest (`deprecate("name", "1.0", "message")`: args holds three strings, not tensors)."""
     positional = [a.name for a in (target.args.posonlyargs or []) + (target.args.args or [])]
     if bound and positional:
         positional = positional[1:]
     params = dict(zip(positional, args))
-    params.update({k: v for k, v in kwargs.items() if k is not None})
-    return with_unpassed_defaults(target, params, resolver)
+    if getattr(target.args, "vararg", None):
+        rest = tuple(args[len(positional):])
+        params[target.args.vararg] = Value(join(*rest).kind if rest else Kind.CONST, frozenset(), None, rest)
+    return params
 
 
 def with_unpassed_defaults(target, params: Dict[str, Value], resolver: resolve.Resolver) -> Dict[str, Value]:

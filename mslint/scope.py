@@ -698,11 +698,7 @@ class FunctionBody:
 
 def _bind_arguments(call: nodes.Call, target, values: lattice.FunctionValues, bound: bool) -> Dict[str, lattice.Value]:
     """Values of the callee's parameters at this call site."""
-    args = target.args
-    positional = [a.name for a in (args.posonlyargs or []) + (args.args or [])]
-    if bound and positional:
-        positional = positional[1:]
-    params: Dict[str, lattice.Value] = dict(zip(positional, lattice.positional_values(call, values.value)))
+    params = lattice.bind_positional(target, lattice.positional_values(call, values.value), bound)
     for keyword in call.keywords or ():
         if keyword.arg is not None:
             params[keyword.arg] = values.value(keyword.value)

@@ -162,3 +162,34 @@ class OtherGenerator(nn.Cell):
         return x * random.random()
 """, select=("MS104",))
     assert codes_by_line(found) == {25: ["MS104"], 34: ["MS104"]}
+
+
+# -- the project-model review's false positives (benchmarks/review/project-model-verdicts.md) ----
+def test_varargs_hold_the_arguments_and_a_none_default_closes_isinstance_branches(project):
+    # diffusers' deprecate(*args, take_from=None): warnings.warn gets strings (n 5), and
+    # `isinstance(take_from, dict) and ...` is False when take_from is left at None (n 10, 12)
+    found = project.lint_source(HEADER + """
+import inspect
+import warnings
+
+
+def deprecate(*args, take_from=None):
+    deprecated_kwargs = take_from
+    for attribute, version_name, message in (args,):
+        warnings.warn(f"`{attribute}` is removed in {version_name}. " + message, FutureWarning)
+    if isinstance(deprecated_kwargs, dict) and len(deprecated_kwargs) > 0:
+        frame = inspect.getouterframes(inspect.currentframe())[1]
+    return args
+
+
+def spread(*parts):
+    return np.concatenate(parts)
+
+
+class Net(nn.Cell):
+    def construct(self, x):
+        deprecate("encoder_hidden_states", "0.35.0", "use encoder_hidden_states_t5")
+        return spread(x, x)
+""", select=("MS102", "MS103"))
+    assert codes_by_line(found) == {19: ["MS102"]}  # only the tensors spread into *parts
+    assert "np.concatenate" in found[0].message
