@@ -584,7 +584,9 @@ class Interpreter:
             values = [self._eval(v, state) for _, v in node.items] + [self._eval(k, state) for k, _ in node.items]
             return Value(Kind(join_args(values)), _host_tags(values))
         if isinstance(node, nodes.IfExp):
-            self._eval(node.test, state)
+            truth = truth_value(self._eval(node.test, state))
+            if truth is not None:  # a compile-time constant test: only that arm is compiled
+                return self._eval(node.body if truth else node.orelse, state)
             return join(self._eval(node.body, state), self._eval(node.orelse, state))
         if isinstance(node, nodes.JoinedStr):
             parts = [self._eval(v, state) for v in node.values]

@@ -193,3 +193,23 @@ class Net(nn.Cell):
 """, select=("MS102", "MS103"))
     assert codes_by_line(found) == {19: ["MS102"]}  # only the tensors spread into *parts
     assert "np.concatenate" in found[0].message
+
+
+def test_a_conditional_expression_on_a_constant_takes_one_arm(project):
+    helper = """
+def head(x, flag=False):
+    k = x.sum() if flag else 3
+    return x[:k]
+
+"""
+    assert project.lint_source(HEADER + helper + """
+class Quiet(nn.Cell):
+    def construct(self, x):
+        return head(x)
+""", select=("MS403",)) == []
+    found = project.lint_source(HEADER + helper + """
+class Loud(nn.Cell):
+    def construct(self, x):
+        return head(x, True)
+""", select=("MS403",))
+    assert codes_by_line(found) == {7: ["MS403"]}
