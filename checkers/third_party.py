@@ -76,7 +76,9 @@ _FROZEN_REPLACEMENTS = {
 _TENSOR_TO_NUMPY_METHODS = ("numpy", "tolist")
 # Called on constants these are harmless: scalar math (the NumPy spelling of the allowed math.sqrt), and
 # logging/warnings calls, which MindSpore runs once, at compile time (both levels, verified on 2.10).
-_SCALAR_MATH_MODULES = frozenset({"math", "cmath"})
+_SCALAR_MATH_MODULES = frozenset({"math", "cmath", "operator"})
+# reduce(operator.mul, x.shape, 1): Python's spelling of a product of numbers (math.prod)
+_SCALAR_MATH_CALLS = frozenset({"functools.reduce"})
 _SIDE_EFFECT_MODULES = frozenset({"warnings", "logging"})
 # the containers graph code may build (what the message for typing.OrderedDict() recommends)
 _EMPTY_CONTAINERS = frozenset({"collections.OrderedDict", "collections.defaultdict", "collections.deque",
@@ -235,7 +237,8 @@ def _harmless_constant_call(ctx: ModuleContext, call: nodes.Call, gf, qualname: 
     """np.sqrt(self.dim), math.fabs(t), np.log(2), np.finfo(np.float32), warnings.warn(...), logger.info(...):
     a number, a dtype fact or a side effect, nothing worth hoisting (arrays are: np.ones((3, 3)))."""
     top = qualname.split(".")[0]
-    if top in _SCALAR_MATH_MODULES or top in _SIDE_EFFECT_MODULES or qualname in _EMPTY_CONTAINERS:
+    if top in _SCALAR_MATH_MODULES or top in _SIDE_EFFECT_MODULES or qualname in _EMPTY_CONTAINERS \
+            or qualname in _SCALAR_MATH_CALLS:
         return True
     return top == "numpy" and not ctx.value(call, gf).has("ndarray")
 

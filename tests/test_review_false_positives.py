@@ -213,3 +213,23 @@ class Loud(nn.Cell):
         return head(x, True)
 """, select=("MS403",))
     assert codes_by_line(found) == {7: ["MS403"]}
+
+
+def test_a_product_of_shape_numbers_through_functools_reduce_is_quiet(project):
+    # mindbnb's prod(iterable) = reduce(operator.mul, iterable, 1) on a shape (MS103's scalar-math exclusion)
+    found = project.lint_source(HEADER + """
+import operator
+from functools import reduce
+
+
+def prod(iterable):
+    return reduce(operator.mul, iterable, 1)
+
+
+class Net(nn.Cell):
+    def construct(self, x):
+        n = prod(list(x.shape))
+        table = np.ones((3, 3))
+        return x.reshape(n) + ms.Tensor(table).sum()
+""", select=("MS103",))
+    assert [f.line for f in found] == [16]  # only the array np.ones((3, 3)), worth computing in __init__
