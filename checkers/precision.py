@@ -48,6 +48,8 @@ _HALF = frozenset({"float16", "half", "bfloat16"})
 _SINGLE = frozenset({"float32", "single"})
 _OVERWRITING = frozenset({"O2", "O3"})
 _LOSS_BASES = frozenset({"LossBase", "Cell"})
+# the cells O2 keeps in float32 (mindspore/train/amp.py's black list, 2.10)
+_KEPT_AT_O2 = frozenset({"BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LayerNorm"})
 
 
 def _trainers(ctx: ModuleContext):
@@ -110,7 +112,7 @@ def check_to_float_with_amp(ctx: ModuleContext) -> Iterator[Finding]:
         elsewhere = []
         for cell in inst.walk_inside(network):
             for event in cell.events:
-                if not _kept_float32(event) or event.node in reported:
+                if not _kept_float32(event) or event.node in reported or _kept_by_o2(event, cell, level):
                     continue
                 if event.node.root() is not ctx.module:
                     elsewhere.append(event)
@@ -148,7 +150,7 @@ def _converted_after_to_float(ctx: ModuleContext, reported: Set[nodes.NodeNG]) -
             for cell in inst.walk_inside(instance):
                 for event in cell.events:
                     if not _kept_float32(event) or event.node in reported or event.node.root() is not ctx.module \
-                            or event.position > amp.position:
+                            or event.position > amp.position or _kept_by_o2(event, cell, level):
                         continue
                     reported.add(event.node)
                     yield ctx.finding(
@@ -278,7 +280,17 @@ def _kept_by_cell_loop(loss: inst.Instance, after: Optional[inst.Event]) -> bool
 
 def _guard_admits(call: nodes.Call, loss: inst.Instance) -> bool:
     """Whether the isinstance() tests around a loop's `cell.to_float(...)` let the loss through."""
+    for spelled in _guard_classes(call):
+        if not (loss.ms_name in spelled or spelled & _LOSS_BASES):
+            return False
+    return True
+
+
+def _guard_classes(call: nodes.Call) -> List[Set[str]]:
+    """The class names (last parts) of each `if isinstance(cell, ...)` around a loop's
+    `cell.to_float(...)`: the cells of the loop it applies to."""
     receiver = call.func.expr if isinstance(call.func, nodes.Attribute) else None
+    found: List[Set[str]] = []
     node = call
     while node is not None and not isinstance(node, (nodes.For, nodes.FunctionDef, nodes.Module)):
         parent = node.parent
@@ -288,11 +300,20 @@ def _guard_admits(call: nodes.Call, loss: inst.Instance) -> bool:
                     and len(test.args) == 2 and isinstance(receiver, nodes.Name) \
                     and isinstance(test.args[0], nodes.Name) and test.args[0].name == receiver.name:
                 names = test.args[1].elts if isinstance(test.args[1], nodes.Tuple) else [test.args[1]]
-                spelled = {n.as_string().rsplit(".", 1)[-1] for n in names}
-                if not (loss.ms_name in spelled or spelled & _LOSS_BASES):
-                    return False
+                found.append({n.as_string().rsplit(".", 1)[-1] for n in names})
         node = parent
-    return True
+    return found
+
+
+def _kept_by_o2(event: inst.Event, cell: inst.Instance, level: Optional[str]) -> bool:
+    """O2 keeps BatchNorm and LayerNorm in float32 itself (it wraps them to compute in float32;
+    checked on 2.10), so their to_float(float32) is not overridden there; O3 casts them too."""
+    if level is None or level.upper() != "O2":
+        return False
+    if event.path[-1:] == ("*",):
+        guards = _guard_classes(event.node)
+        return bool(guards) and any(classes <= _KEPT_AT_O2 for classes in guards)
+    return cell.ms_name in _KEPT_AT_O2
 
 
 def _half_casts(instance: inst.Instance) -> List[inst.Event]:

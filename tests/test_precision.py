@@ -52,13 +52,18 @@ def _line(source, fragment, prefix=NETWORK):
 
 # -- MS601 --------------------------------------------------------------------------------------
 def test_migration_guide_to_float_with_amp_level_o2(project):
-    findings = _lint(project, GUIDE, "MS601")
-    # net.to_float(ms.float16) is what O2 does anyway (checked on 2.10): only the float32 request is overridden
+    # the guide's example: net.to_float(ms.float16) is what O2 does anyway, and O2 keeps the
+    # BatchNorm cells the loop sets to float32 in float32 itself (it wraps them; checked on 2.10):
+    # nothing is overridden at O2; O3 casts the BatchNorm cells too
+    assert _lint(project, GUIDE, "MS601") == []
+    findings = _lint(project, GUIDE.replace('"O2"', '"O3"'), "MS601")
     assert [f.line for f in findings] == [_line(GUIDE, "cell.to_float")]
     message = findings[0].message
-    assert "Model(..., amp_level='O2')" in message
-    assert "O2 casts the whole network to float16 again" in message
+    assert "Model(..., amp_level='O3')" in message
+    assert "O3 casts every cell to float16 again" in message
     assert "don't set amp_level in Model if you use custom mixed precision" in message
+    head = GUIDE.replace("loss = nn", "net.head.to_float(ms.float32)\nloss = nn")
+    assert [f.line for f in _lint(project, head, "MS601")] == [_line(head, "net.head.to_float")]
 
 
 def test_without_amp_level_or_with_o0_is_clean(project):
@@ -459,3 +464,43 @@ for labels in ("float32", "float16"):
 print(json.dumps(found))
 '''
     assert _run_on_mindspore(tmp_path, program) == {"float32": 90000.0, "float16": float("inf")}
+
+
+@pytest.mark.mindspore
+@pytest.mark.skipif(importlib.util.find_spec("mindspore") is None, reason="needs the mindspore extra")
+def test_o2_keeps_batchnorm_and_layernorm_in_float32_on_mindspore(tmp_path):
+    # O2 wraps its black-list cells so they compute in float32 and cast their output to float16
+    # (mindspore/train/amp.py); O3 casts them like every other cell
+    found = _run_on_mindspore(tmp_path, '''
+import json
+import mindspore as ms
+from mindspore import nn
+from mindspore.train import Model
+from mindspore.train.loss_scale_manager import FixedLossScaleManager
+
+ms.set_context(mode=ms.PYNATIVE_MODE)
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.bn = nn.BatchNorm1d(4)
+        self.ln = nn.LayerNorm((4,))
+        self.head = nn.Dense(4, 2)
+
+    def construct(self, x):
+        return self.head(self.ln(self.bn(x)))
+
+
+found = {}
+for level in ("O2", "O3"):
+    net = Net()
+    for cell in (net.bn, net.ln, net.head):
+        cell.to_float(ms.float32)
+    Model(net, nn.MSELoss(), nn.Momentum(net.trainable_params(), 0.1, 0.9), amp_level=level,
+          loss_scale_manager=FixedLossScaleManager(drop_overflow_update=False))
+    found[level] = {name: type(getattr(net, name)).__name__ for name in ("bn", "ln", "head")}
+print(json.dumps(found))
+''')
+    assert found == {"O2": {"bn": "_OutputTo16", "ln": "_OutputTo16", "head": "Dense"},
+                     "O3": {"bn": "BatchNorm1d", "ln": "LayerNorm", "head": "Dense"}}
