@@ -17,6 +17,7 @@ from mslint import fixes
 from mslint import instances as inst
 from mslint import mindspore_names as msn
 from mslint.context import ModuleContext
+from mslint.classes import keyword_value
 from mslint.findings import Finding, shown
 from mslint.rules import Rule, implements
 
@@ -354,6 +355,20 @@ def check_loss_in_float16(ctx: ModuleContext) -> Iterator[Finding]:
     yield from _float16_logits_into_loss(ctx, tracker)
 
 
+# Losses whose labels are class indices (ints): nothing in them promotes float16 logits
+# (checked on 2.10: sparse SoftmaxCrossEntropyWithLogits and CrossEntropyLoss give Float16 losses)
+_INDEX_LABEL_LOSSES = frozenset({"CrossEntropyLoss", "NLLLoss"})
+
+
+def _takes_class_indices(loss: inst.Instance) -> bool:
+    if loss.ms_name in _INDEX_LABEL_LOSSES:
+        return True
+    if loss.ms_name == "SoftmaxCrossEntropyWithLogits" and isinstance(loss.node, nodes.Call):
+        sparse = keyword_value(loss.node, "sparse", 0)
+        return isinstance(sparse, nodes.Const) and sparse.value is True
+    return False
+
+
 def _float16_logits_into_loss(ctx: ModuleContext, tracker: inst.InstanceTracker) -> Iterator[Finding]:
     """net.to_float(ms.float16) combined with a loss left in its input dtype (WithLossCell, Model at O0)."""
     for combiner in tracker.instances:
@@ -369,8 +384,8 @@ def _float16_logits_into_loss(ctx: ModuleContext, tracker: inst.InstanceTracker)
             network, loss = combiner.role("network"), combiner.role("loss_fn")
         else:
             continue
-        if network is None or loss is None or not _is_loss(ctx, loss):
-            continue
+        if network is None or loss is None or not _is_loss(ctx, loss) or not _takes_class_indices(loss):
+            continue  # a loss whose labels are floats computes in float32: float32 labels promote it
         casts = _half_casts(network)
         if not casts or inst.own_events(loss, "to_float"):
             continue
@@ -378,9 +393,9 @@ def _float16_logits_into_loss(ctx: ModuleContext, tracker: inst.InstanceTracker)
         yield ctx.finding(
             LOSS_IN_FLOAT16, argument if argument is not None else combiner.node,
             f"'{network.display}' runs in {casts[0].value} ('{_call_text(casts[0].node)}', line "
-            f"{casts[0].node.lineno}) and its {casts[0].value} logits go into the loss "
-            f"'{loss.display}', which computes in {casts[0].value} when the labels are {casts[0].value} too "
-            "(MindSpore 2.10: MSELoss of a 300 error is inf with float16 labels; float32 labels promote it to "
-            "float32, 90000); the migration guide keeps the loss in float32: \"Otherwise, float16 is used for "
-            "calculation of the loss part, which may cause overflow\" -> loss.to_float(ms.float32)",
+            f"{casts[0].node.lineno}) and its {casts[0].value} logits go into the loss '{loss.display}', whose "
+            f"labels are class indices, so nothing promotes it: it computes in {casts[0].value} (MindSpore 2.10: a "
+            "Float16 loss; a loss with float32 labels, such as MSELoss, is promoted to float32); the migration "
+            "guide keeps the loss in float32: \"Otherwise, float16 is used for calculation of the loss part, which "
+            "may cause overflow\" -> loss.to_float(ms.float32)",
         )

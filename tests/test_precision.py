@@ -280,17 +280,19 @@ ok = nn.WithLossCell(net, kept)
     findings = _lint(project, src, "MS603")
     assert [(f.line, f.column) for f in findings] == [(_line(src, "loss_net ="), 32)]
     assert "float16 is used for calculation of the loss part, which may cause overflow" in findings[0].message
-    assert "when the labels are float16 too" in findings[0].message
+    assert "whose labels are class indices, so nothing promotes it" in findings[0].message
 
 
 def test_model_at_o2_handles_the_loss(project):
     src = """
 net = Network()
 net.to_float(ms.float16)
-model = Model(net, nn.MSELoss(), nn.SGD(net.trainable_params()), amp_level="O2")
-model0 = Model(net, nn.MSELoss(), nn.SGD(net.trainable_params()))
+model = Model(net, nn.CrossEntropyLoss(), nn.SGD(net.trainable_params()), amp_level="O2")
+model0 = Model(net, nn.CrossEntropyLoss(), nn.SGD(net.trainable_params()))
+promoted = Model(net, nn.MSELoss(), nn.SGD(net.trainable_params()))
 """
     findings = _lint(project, src, "MS603")
+    # (MSELoss takes float labels, which promote float16 logits to float32: checked below)
     assert [f.line for f in findings] == [_line(src, "model0 =")]
 
 
@@ -461,9 +463,14 @@ for labels in ("float32", "float16"):
     net.to_float(ms.float16)
     y = ms.Tensor(np.zeros((1, 1), getattr(np, labels)))
     found[labels] = float(nn.WithLossCell(net, nn.MSELoss())(x, y).asnumpy())
+net = Net()
+net.to_float(ms.float16)
+sparse = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+found["sparse softmax cross entropy"] = str(nn.WithLossCell(net, sparse)(x, ms.Tensor(np.zeros(1, np.int32))).dtype)
 print(json.dumps(found))
 '''
-    assert _run_on_mindspore(tmp_path, program) == {"float32": 90000.0, "float16": float("inf")}
+    assert _run_on_mindspore(tmp_path, program) == {"float32": 90000.0, "float16": float("inf"),
+                                                    "sparse softmax cross entropy": "Float16"}
 
 
 @pytest.mark.mindspore
