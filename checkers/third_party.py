@@ -167,7 +167,8 @@ def check_tensor_to_numpy(ctx: ModuleContext) -> Iterator[Finding]:
             continue
         yield ctx.finding(
             TENSOR_TO_NUMPY, call,
-            f"'{_spelled(call)}()' converts a tensor to NumPy in graph code: STRICT rejects it (AttributeError: "
+            f"'{_spelled(call)}()' converts a tensor to {'a Python list' if func.attrname == 'tolist' else 'NumPy'} "
+            "in graph code: STRICT rejects it (AttributeError: "
             f"cannot get attributes {func.attrname}), LAX runs it through JIT Fallback and the gradient through it "
             "is zero",
             gf,
