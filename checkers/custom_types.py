@@ -137,8 +137,10 @@ def check_object_from_tensors(ctx: ModuleContext) -> Iterator[Finding]:
             OBJECT_FROM_TENSORS, call,
             f"{describe(ctx, cls)} is created from the graph value '{_short(argument)}': STRICT fails (ValueError: "
             "When handling script '__call_func_str__(...) in graph mode', the inputs should be constant, but found "
-            "variable ...), LAX builds the object in the Python interpreter and the gradient through it is zero; use a "
-            "tuple or dict of tensors, or build the object in __init__",
+            "variable ...), LAX builds the object in the Python interpreter and the gradient through it is zero; "
+            + ("use a tuple or dict of tensors instead of the dataclass" if describe(ctx, cls).startswith("dataclass")
+               else "use a tuple or dict of tensors, or build the object in __init__ and hand it the tensors through "
+                    "its methods"),
             gf,
         )
 
