@@ -21,16 +21,17 @@ import os
 import threading
 from typing import Dict, List, Optional
 
-try:
-    from lsprotocol import types as lsp
-    from pygls.lsp.server import LanguageServer
-except ImportError:  # pragma: no cover - checked by main()
-    lsp = None
-    LanguageServer = object
-
 from mslint import __version__
 from mslint import config as config_module
-from mslint import lsp_convert as convert
+
+try:  # the server extra; without it main() says how to install it
+    from lsprotocol import types as lsp
+    from pygls.lsp.server import LanguageServer
+
+    from mslint import lsp_convert as convert  # imports lsprotocol too
+except ImportError:
+    lsp = convert = None
+    LanguageServer = object
 
 DEBOUNCE_SECONDS = 0.05
 log = logging.getLogger("mslint.server")

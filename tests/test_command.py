@@ -329,3 +329,14 @@ def test_progress_shows_on_a_terminal_is_erased_and_never_in_pipes_or_ci_formats
     assert "files, " not in _on_a_terminal(tree, "--no-cache", "--output-format", "github", ".")[1]
     piped = tree.mslint("--no-cache", ".", env={"MSLINT_PROGRESS_AFTER": "0"})
     assert piped.stderr == ""
+
+
+def test_server_without_the_server_extra_says_how_to_install_it(tmp_path):
+    # lsprotocol and pygls made unimportable, as in `pip install mslint` without [server]
+    hide = ("import sys; sys.modules['lsprotocol'] = sys.modules['pygls'] = None; "
+            "from mslint.cli import main; sys.exit(main(['server']))")
+    result = subprocess.run([sys.executable, "-c", hide], cwd=tmp_path, capture_output=True, text=True,
+                            timeout=60, stdin=subprocess.DEVNULL)
+    assert result.returncode == 2
+    assert result.stderr.strip() == ('mslint server: error: the language server needs pygls and lsprotocol: '
+                                     'pip install "mslint[server]"')
