@@ -196,6 +196,8 @@ class ModuleContext:
         if gf is not None and gf.assumed_cell:
             message = f"{message} (assumed a Cell: {gf.assumed_cell})"
         condition = gf.values.left_out_by_default(node) if gf is not None and gf.values is not None else None
+        if condition is None and gf is not None:
+            condition = gf.compiled_only_when  # the call that reaches the helper is in such a branch
         if condition:
             message = f"{message} ({condition})"
         found = finding_at(rule, node, message, path, reach, fix)  # fix: a mslint.fixes.Fix, or None

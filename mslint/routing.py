@@ -52,7 +52,7 @@ def _routed(finding: Finding, run_paths: Dict[str, str], in_project: Callable[[s
         if shown is None:
             continue
         where = f"{os.path.basename(absolute)}:{finding.line}"
-        said = finding.message.rsplit(" (in ", 1)[0]  # the reach is said by the call itself
+        said = _without_reach(finding.message)  # the reach is said by the call itself
         message = f"calls {site.callee}, which reaches this at {where} (a file not in this run): {said}"
         return replace(finding, path=shown, line=site.line, column=site.column, end_line=site.end_line,
                        end_column=site.end_column, message=message,
@@ -65,13 +65,36 @@ def _identity(routed: Finding, original: Finding) -> tuple:
     """One problem: the rule, where it is reported, where the problem itself is, and what
     is said of it (without the reach, which differs from one root to another)."""
     origin = routed.origin or (os.path.abspath(original.path), original.line, original.column)
-    said = original.message.rsplit(" (in ", 1)[0] if original.reach else original.message
-    return (routed.code, routed.path, routed.line, routed.column, origin, said)
+    said = _without_reach(original.message) if original.reach else original.message
+    return (routed.code, routed.path, routed.line, routed.column, origin, said.split(_CONDITIONAL, 1)[0])
 
 
 def _preference(finding: Finding) -> Tuple:
-    """Of two reports of one problem: compiled in any mode first, then the shortest reach."""
-    return (finding.graph_mode_only, len(finding.reach), finding.reach, finding.message)
+    """Of two reports of one problem: compiled in any mode first, then compiled whatever the
+    caller passes, then the shortest reach."""
+    return (finding.graph_mode_only, _CONDITIONAL in finding.message, len(finding.reach), finding.reach,
+            finding.message)
+
+
+# what mslint.context appends to a finding only a root parameter's non-default value compiles
+_CONDITIONAL = " (only compiled when the caller passes "
+
+
+def _without_reach(message: str) -> str:
+    """The message without its ' (in helper, called from Net.construct (line 5))' part; what
+    follows that part ('(assumed a Cell: ...)', '(only compiled when ...)') is kept."""
+    start = message.rfind(" (in ")
+    if start < 0:
+        return message
+    depth = 0
+    for position in range(start + 1, len(message)):
+        if message[position] == "(":
+            depth += 1
+        elif message[position] == ")":
+            depth -= 1
+            if depth == 0:
+                return message[:start] + message[position + 1:]
+    return message[:start]
 
 
 def withheld(findings: Iterable[Finding]) -> Tuple[List[Finding], List[Finding]]:

@@ -53,6 +53,9 @@ class GraphFunction:
     # reached only from a plain construct/bprop: compiled only if the program runs in GRAPH_MODE
     graph_mode_only: bool = False
     assumed_cell: Optional[str] = None  # why its root's class is assumed to be a Cell, if it is
+    # 'only compiled when the caller passes use_mask other than its default False' when every
+    # call that reaches this function sits in a branch a root's default leaves out
+    compiled_only_when: Optional[str] = None
 
     @property
     def is_root(self) -> bool:
@@ -231,6 +234,8 @@ class GraphScope:
         self._by_key: Dict[tuple, GraphFunction] = {}
         self._params: Dict[tuple, Dict[str, lattice.Value]] = {}
         self._evaluations: Dict[tuple, int] = {}
+        # caller key -> {(call, target key): (target key, the default-guard condition of the call)}
+        self._edges: Dict[tuple, Dict[tuple, tuple]] = {}
         self._bodies: Dict[tuple, FunctionBody] = {}
         if build:
             self._build()
@@ -399,6 +404,35 @@ class GraphScope:
             defaulted.add(key)
             queue.append(key)
         self._close(queue, defaulted)
+        self._mark_compiled_only_when()
+
+    def _mark_compiled_only_when(self) -> None:
+        """A function whose every call sits in a branch that a root's default leaves out (or in
+        a function that is itself only compiled so) is compiled only for such a caller: its
+        findings say so, as findings in the branch itself do.  Reached through any other call,
+        it is always compiled."""
+        always = {key for key, gf in self._by_key.items() if gf.is_root}
+        queue = deque(always)
+        while queue:
+            caller = queue.popleft()
+            for target, condition in self._edges.get(caller, {}).values():
+                if condition is None and target not in always:
+                    always.add(target)
+                    queue.append(target)
+        conditions: Dict[tuple, str] = {}
+        pending = deque(always)
+        seen = set(always)
+        while pending:  # breadth first: the condition of the shortest guarded path
+            caller = pending.popleft()
+            for target, condition in self._edges.get(caller, {}).values():
+                if target in seen:
+                    continue
+                seen.add(target)
+                conditions[target] = condition or conditions.get(caller)
+                pending.append(target)
+        for key, condition in conditions.items():
+            if key not in always and condition and key in self._by_key:
+                self._by_key[key].compiled_only_when = condition
 
     def _close(self, queue: deque, defaulted: Set[tuple]) -> None:
         while queue:
@@ -406,8 +440,10 @@ class GraphScope:
             gf = self._by_key[key]
             self._evaluations[key] = self._evaluations.get(key, 0) + 1
             gf.values = self.interpreter.run(gf.node, self._params.get(key, {}), gf.self_class)
+            edges = self._edges[key] = {}  # this evaluation's calls replace the last one's
             for call, target, self_class, bound in self._callees(gf):
                 target_key = (target, self_class)
+                edges[(call, target_key)] = (target_key, gf.values.left_out_by_default(call))
                 if bound is None or isinstance(target, nodes.Lambda):
                     params = lattice.root_params(target, self.resolver) if not isinstance(target, nodes.Lambda) else {}
                 else:

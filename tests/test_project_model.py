@@ -361,3 +361,61 @@ def test_show_settings_says_what_applies_to_a_file_and_where_it_comes_from(tmp_p
                              capture_output=True, text=True)
     assert missing.returncode == 2
     assert missing.stderr == "mslint: error: --show-settings: nope.py: no such file or directory\n"
+
+
+# -- a helper reached only from a branch that a root's default leaves out -------------------
+GUARDED = {
+    "pyproject.toml": "[project]\nname = 'guarded'\n",
+    "pkg/__init__.py": "",
+    "pkg/utils.py": '''
+        def pick(x, mask):
+            return x[mask]
+
+
+        def inner(x):
+            return pick(x, x > 0)
+    ''',
+    "pkg/net.py": '''
+        from mindspore import nn
+        from pkg.utils import inner, pick
+
+
+        class Guarded(nn.Cell):
+            def construct(self, x, use_mask=False):
+                if use_mask:
+                    x = inner(x)
+                return x
+    ''',
+}
+CONDITION = "(only compiled when the caller passes use_mask other than its default False)"
+
+
+def test_a_helper_reached_only_through_a_defaulted_branch_says_when_it_is_compiled(tmp_path):
+    write(tmp_path, GUARDED)
+    [at_helper], _ = mslint(tmp_path, "--no-cache", "pkg")
+    assert (at_helper["path"], at_helper["line"], at_helper["code"]) == ("pkg/utils.py", 2, "MS401")
+    assert at_helper["message"].endswith(CONDITION)  # through inner, a function of its own
+    [at_call], _ = mslint(tmp_path, "--no-cache", "pkg/net.py")  # utils.py not in the run
+    assert (at_call["path"], at_call["line"]) == ("pkg/net.py", 8)
+    assert at_call["message"].startswith("calls inner, which reaches this at utils.py:2 (a file not in this run): ")
+    assert at_call["message"].endswith(CONDITION)
+    [plugin] = pylint(tmp_path, "pkg")
+    assert plugin["message"].startswith(at_helper["message"])
+
+
+def test_a_helper_also_reached_unconditionally_is_reported_without_a_condition(tmp_path):
+    files = dict(GUARDED)
+    files["pkg/other.py"] = '''
+        from mindspore import nn
+        from pkg.utils import pick
+
+
+        class Always(nn.Cell):
+            def construct(self, x):
+                return pick(x, x > 1)
+    '''
+    write(tmp_path, files)
+    [finding], _ = mslint(tmp_path, "--no-cache", "pkg")
+    assert (finding["path"], finding["line"]) == ("pkg/utils.py", 2)
+    assert "only compiled when" not in finding["message"]
+    assert "called from Always.construct (other.py, line 7)" in finding["message"]
