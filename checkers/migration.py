@@ -371,6 +371,8 @@ def check_dropout_keep_prob_deprecated(ctx: ModuleContext) -> Iterator[Finding]:
     for call, value, by_keyword in _dropout_keep_prob(ctx):
         if not _right_keep_rate(value, by_keyword):
             continue  # MS703: the value reads as a drop rate
+        if _only_before_dropout_p(call):
+            continue  # p= does not exist there: keep_prob is the only spelling
         spelled = value.as_string()
         written = f"keep_prob={spelled}" if by_keyword else spelled
         yield ctx.finding(
@@ -379,6 +381,46 @@ def check_dropout_keep_prob_deprecated(ctx: ModuleContext) -> Iterator[Finding]:
             f"({_DEPRECATION}; removed after 2.9): the behaviour is right; write p={_one_minus(value)}",
             fix=_keyword_dropout_fix(call, value) if by_keyword else _keep_rate_fix(call, value),
         )
+
+
+def _only_before_dropout_p(node) -> bool:
+    """Inside the branch a MindSpore version test takes on versions before 2.0, where
+    nn.Dropout has no p (`if MS_VERSION <= "1.10.1": nn.Dropout(keep_prob=...)` `else:
+    mint.nn.Dropout(p=...)`): the code's own compatibility path, which p= would break."""
+    child, parent = node, node.parent
+    while parent is not None and not isinstance(parent, (nodes.FunctionDef, nodes.ClassDef, nodes.Module)):
+        if isinstance(parent, (nodes.If, nodes.IfExp)) and child is not parent.test:
+            older = _older_than_2_0(parent.test)
+            in_body = child in parent.body if isinstance(parent, nodes.If) else child is parent.body
+            if older is not None and older == in_body:
+                return True
+        child, parent = parent, parent.parent
+    return False
+
+
+def _older_than_2_0(test) -> Optional[bool]:
+    """For `version < "2.0"`-like tests (the version spelled with 'version': MS_VERSION,
+    ms.__version__, parse(mindspore.__version__)): True when the test holds only for versions
+    before 2.0, False when it holds only from 2.0 on; None for any other test."""
+    if not isinstance(test, nodes.Compare) or len(test.ops) != 1:
+        return None
+    operator, right = test.ops[0]
+    left = test.left
+    if "version" not in left.as_string().lower():
+        left, right = right, left
+        operator = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}.get(operator, operator)
+    if "version" not in left.as_string().lower() or operator not in ("<", "<=", ">", ">="):
+        return None
+    literal = next((n.value for n in right.nodes_of_class(nodes.Const) if isinstance(n.value, str)), None)
+    parts = literal.split(".") if literal else []
+    if not parts or not parts[0].isdigit():
+        return None
+    major = int(parts[0])
+    minor = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else 0
+    if operator in ("<", "<="):  # holds for versions up to the literal
+        return True if (major, minor) < (2, 0) or (operator == "<" and (major, minor) == (2, 0)) else None
+    # holds from the literal on: its else is older than 2.0 only for `>= "2.0"` or `> "1.x"`
+    return False if (major, minor) < (2, 0) or (operator == ">=" and (major, minor) == (2, 0)) else None
 
 
 def _keep_rate_fix(call: nodes.Call, value) -> Optional[fixes.Fix]:

@@ -644,3 +644,42 @@ class PatchEmbed(nn.Cell):
         return self.proj(x)
 """, select=["MS701"])
     assert findings == []
+
+
+def test_ms711_quiet_in_a_branch_for_mindspore_before_2_0_where_p_does_not_exist(project):
+    # mindone models/lora.py: keep_prob is the only spelling MindSpore 1.x has
+    source = """
+        import mindspore as ms
+        from mindspore import nn
+        from mindspore import mint
+
+        MS_VERSION = ms.__version__
+
+
+        class Lora(nn.Cell):
+            def __init__(self, dropout_p, keep):
+                super().__init__()
+                if MS_VERSION <= "1.10.1":
+                    self.a = nn.Dropout(keep_prob=1 - dropout_p)
+                else:
+                    self.a = mint.nn.Dropout(p=dropout_p)
+                if ms.__version__ >= "2.0":
+                    self.b = nn.Dropout(p=dropout_p)
+                else:
+                    self.b = nn.Dropout(keep_prob=keep)
+                self.c = nn.Dropout(keep_prob=keep) if ms.__version__ < "2.0" else nn.Dropout(p=dropout_p)
+                if MS_VERSION >= "2.3":
+                    self.d = nn.Dropout(p=dropout_p)
+                else:
+                    self.d = nn.Dropout(keep_prob=keep)
+                if MS_VERSION <= "1.10.1":
+                    self.e = nn.Dropout(p=dropout_p)
+                else:
+                    self.e = nn.Dropout(keep_prob=keep)
+
+            def construct(self, x):
+                return x
+    """
+    found = project.lint_source(source, select=["MS711"])
+    # d: the else also holds on 2.0-2.2, which have p; e: the 2.x branch
+    assert [(f.code, f.line) for f in found] == [("MS711", 23), ("MS711", 27)]
