@@ -756,6 +756,16 @@ def _set_from_argument(ctx: ModuleContext, cls: nodes.ClassDef, name: str) -> bo
     return False
 
 
+def _set_outside_graph(ctx: ModuleContext, cls: nodes.ClassDef, name: str) -> bool:
+    """Whether a method that graph code does not reach (`__init__`, a setup method) stores
+    `self.name`: one only graph code calls (`clear_cache()` from construct) does not set it
+    before the graph first runs."""
+    in_graph = {gf.node for gf in ctx.graph_functions()}
+    return any(target.attrname == name
+               for klass in ctx.classes.mro(cls) for method in klass.mymethods() if method not in in_graph
+               for target in ctx.classes.attribute_stores(method))
+
+
 @implements(ATTRIBUTE_ASSIGNMENT)
 def check_attribute_assignment(ctx: ModuleContext) -> Iterator[Finding]:
     for statement, gf in ctx.graph_nodes(nodes.Assign, nodes.AugAssign, nodes.AnnAssign):
@@ -768,7 +778,7 @@ def check_attribute_assignment(ctx: ModuleContext) -> Iterator[Finding]:
             if fact is not None and (fact.has("parameter") or fact.kind == Kind.UNKNOWN
                                      or _set_from_argument(ctx, cls, name)):
                 continue  # a Parameter, or nothing known about it
-            if fact is None:
+            if fact is None or not _set_outside_graph(ctx, cls, name):
                 strict_error = f"AttributeError: The '{cls.name}' object has no attribute '{name}'."
                 what = "it is not set in __init__"
             else:

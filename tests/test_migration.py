@@ -683,3 +683,31 @@ def test_ms711_quiet_in_a_branch_for_mindspore_before_2_0_where_p_does_not_exist
     found = project.lint_source(source, select=["MS711"])
     # d: the else also holds on 2.0-2.2, which have p; e: the 2.x branch
     assert [(f.code, f.line) for f in found] == [("MS711", 23), ("MS711", 27)]
+
+
+def test_attribute_only_a_graph_reached_method_sets_is_not_set_in_init(project):
+    # mindone's qwenimage VAE: clear_cache() (called from construct) is the only method that
+    # sets _conv_idx; before the graph first runs nothing has set it
+    findings = only(project.lint_source("""
+        from mindspore import nn
+
+
+        class Vae(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.ready = 0
+
+            def clear_cache(self):
+                self._conv_idx = 0
+
+            def construct(self, x):
+                self.clear_cache()
+                self._conv_idx += 1
+                self.ready = 1
+                return x
+    """, select=["MS710"]), "MS710")
+    by_line = {f.line: f.message for f in findings}
+    assert sorted(by_line) == [10, 14, 15]
+    assert "'self._conv_idx' is assigned in graph code and it is not set in __init__" in by_line[14]
+    assert "AttributeError: The 'Vae' object has no attribute '_conv_idx'." in by_line[14]
+    assert "__init__ does not make it a Parameter" in by_line[15]  # ready is set in __init__
