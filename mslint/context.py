@@ -80,8 +80,9 @@ class ModuleContext:
             seen = set()
             ordered = []
             for gf in self.graph_functions():
-                # the parser sees every statement; the compiler skips branches a constant rules out
-                dead = gf.values.dead if gf.values is not None and not parsed else ()
+                # the compiler skips branches a constant rules out; the parser sees every
+                # statement but those ruled out by a cell attribute (checked on MindSpore 2.10)
+                dead = () if gf.values is None else gf.values.unparsed if parsed else gf.values.dead
                 for node in self.scope.body(gf.node, parsed).iter(dead):
                     if node not in seen:
                         seen.add(node)

@@ -11,6 +11,8 @@ can ask for it by node.
 """
 from __future__ import annotations
 
+import ast
+import operator as operator_module
 from enum import IntEnum
 from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
@@ -327,6 +329,10 @@ class FunctionValues:
         # statements MindSpore does not compile: the untaken side of an `if` on a known constant
         # (`if not return_dict:` with return_dict=False) and what follows a branch that returned
         self.dead: Set[nodes.NodeNG] = set()
+        # of those, what MindSpore's parser drops too (so syntax rules skip it): the untaken side
+        # of an `if` whose test reads a cell attribute (`if self.training:`, `if self.head is not
+        # None:`); on a literal, a global or a default the parser still rejects `try` or `del`
+        self.unparsed: Set[nodes.NodeNG] = set()
         # statements a root's parameter left at its default does not compile (the caller may pass
         # another value, so they are analysed), and the condition under which they are compiled
         self.left_out: Dict[nodes.NodeNG, str] = {}
@@ -418,6 +424,8 @@ class Interpreter:
             else:  # a compile-time constant condition: MindSpore compiles only the branch taken
                 taken, skipped = (node.body, node.orelse) if truth else (node.orelse, node.body)
                 state.dead.update(skipped)
+                if _reads_self_attribute(node.test):
+                    state.unparsed.update(skipped)
                 return self._block(taken, state)
         elif isinstance(node, (nodes.For, nodes.AsyncFor)):
             element = self._iteration_value(self._eval(node.iter, state))
@@ -535,6 +543,9 @@ class Interpreter:
             return self._subscript(node, state)
         if isinstance(node, nodes.Compare):
             operands = [self._eval(node.left, state)] + [self._eval(right, state) for _, right in node.ops]
+            guarded = _compare_on_default(node, operands)
+            if guarded is not None:
+                return guarded
             kind = join_args(operands)
             if host_result(operands):
                 return HOST
@@ -804,6 +815,18 @@ class Interpreter:
             return False
         return None
 
+    def _isinstance_on_default(self, value: Value, classes: nodes.NodeNG) -> Optional[Value]:
+        """`isinstance(past_key_values, tuple)` on a root parameter left at its default None:
+        false under the default, so the branch it guards says when it is compiled."""
+        guard = _default_guard(value) or _none_default(value)
+        if guard is None or guard[2] != "None" or isinstance(classes, nodes.Starred):
+            return None
+        names = classes.elts if isinstance(classes, nodes.Tuple) else [classes]
+        qualnames = [self.resolver.qualname(name) for name in names]
+        if any(q is None or q in ("builtins.object", "builtins.NoneType", "types.NoneType") for q in qualnames):
+            return None
+        return _guard_value(guard[1], guard[2], False)
+
     def _positional_args(self, node: nodes.Call, state: FunctionValues) -> List[Value]:
         return positional_values(node, lambda argument: self._eval(argument, state))
 
@@ -815,6 +838,9 @@ class Interpreter:
                 known = self._isinstance_known(args[0], node.args[1])
                 if known is not None:
                     return Value(Kind.CONST, frozenset({"truthy" if known else "falsy"}))
+                guarded = self._isinstance_on_default(args[0], node.args[1])
+                if guarded is not None:
+                    return guarded
             if last in _CONST_BUILTINS:
                 return DYNAMIC_SCALAR if last == "len" and args and args[0].has("dynamic") else CONST
             if host_result(list(args) + list(kwargs.values())):
@@ -1056,12 +1082,15 @@ def _default_value(function, name: str) -> Value:
 
 
 _DEFAULT_TAG = "default:"  # "default:<truthy|falsy>:<parameter>=<its default, as written>"
+_NONE_DEFAULT_TAG = "none-default:"  # "none-default:<parameter>": a root input that defaults to None
 
 
 def unknown_default(value: Value, name: str, default: nodes.NodeNG) -> Value:
     """A root parameter's default: a constant whose value the caller chooses. It keeps, as a
     tag, which branch the default itself would select, so that findings there can say so."""
     truth = truth_value(value)
+    if truth is None and isinstance(default, nodes.Const) and isinstance(default.value, str):
+        truth = bool(default.value)  # `mode="ms"`: `mode == "np"` says when its branch is compiled
     value = without_truth(value)
     if truth is None:
         return value
@@ -1075,6 +1104,48 @@ def _default_guard(value: Value) -> Optional[Tuple[bool, str, str]]:
             truth, spelled = tag[len(_DEFAULT_TAG):].split(":", 1)
             name, default = spelled.split("=", 1)
             return truth == "truthy", name, default
+    return None
+
+
+def _reads_self_attribute(test: nodes.NodeNG) -> bool:
+    return any(isinstance(n.expr, nodes.Name) and n.expr.name == "self" for n in test.nodes_of_class(nodes.Attribute))
+
+
+def _guard_value(name: str, default: str, truth: bool) -> Value:
+    """A constant condition whose value the caller chooses; `truth` is its value under the default."""
+    return Value(Kind.CONST, frozenset({f"{_DEFAULT_TAG}{'truthy' if truth else 'falsy'}:{name}={default}"}))
+
+
+def _compare_on_default(node: nodes.Compare, operands: List[Value]) -> Optional[Value]:
+    """`past_key_values is None`, `mode == "np"` with one side a root parameter left at its
+    default and the other a literal: the value under the default is known, so the branch the
+    default leaves out says when it is compiled."""
+    if len(node.ops) != 1:
+        return None
+    operator, right = node.ops[0]
+    for parameter, other, value in ((operands[0], right, operands[1]), (operands[1], node.left, operands[0])):
+        guard = _default_guard(parameter) or _none_default(parameter)
+        if guard is None or not isinstance(other, nodes.Const) or not value.is_const:
+            continue
+        try:
+            default = ast.literal_eval(guard[2])
+        except (ValueError, SyntaxError):
+            return None
+        compare = {"is": operator_module.is_, "is not": operator_module.is_not,
+                   "==": operator_module.eq, "!=": operator_module.ne}.get(operator)
+        if compare is None or not isinstance(default, (type(None), bool, int, float, str)):
+            return None
+        return _guard_value(guard[1], guard[2], bool(compare(default, other.value)))
+    if operator in ("is", "is not"):  # identity is decided when the graph is compiled, never a tensor
+        return CONST
+    return None
+
+
+def _none_default(value: Value) -> Optional[Tuple[bool, str, str]]:
+    """(False, parameter, "None") for a root input that defaults to None (see _default_guard)."""
+    for tag in value.tags:
+        if tag.startswith(_NONE_DEFAULT_TAG):
+            return False, tag[len(_NONE_DEFAULT_TAG):], "None"
     return None
 
 
@@ -1190,6 +1261,8 @@ def _param_value(name: str, default, annotation, resolver: resolve.Resolver) -> 
             return VAR_TENSOR
     if isinstance(default, nodes.Const) and default.value is not None:
         return unknown_default(literal(default), name, default)  # `training=False`, `k=3`: chosen by the caller
+    if isinstance(default, nodes.Const):  # `past_key_values=None`: a tensor, or None when left out
+        return VAR_TENSOR.with_tags(f"{_NONE_DEFAULT_TAG}{name}")
     return VAR_TENSOR
 
 

@@ -1,6 +1,11 @@
 """MS8xx: removed jit APIs, classmethods, jit_class on Cell, uncompiled construct, unsupported syntax."""
 from __future__ import annotations
 
+import importlib.util
+import subprocess
+import sys
+import textwrap
+
 import pytest
 
 from conftest import codes_by_line, only
@@ -547,3 +552,78 @@ def test_ms801_try_or_if_that_is_no_fallback_still_reports(project):
             from mindspore import ms_class
         """, select=["MS801"])
     assert lines(findings, "MS801") == [4, 9]
+
+
+PARSER_PRUNING = """
+import numpy as np
+import mindspore as ms
+from mindspore import nn, Tensor
+
+ms.set_context(mode=ms.GRAPH_MODE)
+DEBUG = False
+
+
+class Attribute(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.flag = False
+
+    def construct(self, x):
+        y = x + 1
+        if self.flag and x.shape[0] > 1:
+            try:
+                y = x
+            except ValueError:
+                y = x
+        if not self.flag:
+            return y
+        else:
+            del y
+            return x
+
+
+class Global(nn.Cell):
+    def construct(self, x):
+        y = x + 1
+        if DEBUG:
+            del y
+            y = x
+        return y
+
+
+class Default(nn.Cell):
+    def construct(self, x, flag=False):
+        y = x + 1
+        if flag:
+            try:
+                y = x
+            except ValueError:
+                y = x
+        return y
+"""
+
+
+def test_ms805_skips_what_the_parser_drops_for_a_cell_attribute_and_only_that(project):
+    found = project.lint_source(PARSER_PRUNING, select=["MS805"])
+    # the global's `del` (line 32) and the default's `try` (line 41) are still reported
+    assert [(f.code, f.line) for f in found] == [("MS805", 32), ("MS805", 41)]
+
+
+@pytest.mark.mindspore
+def test_mindspore_parser_drops_only_branches_ruled_out_by_a_cell_attribute(tmp_path):
+    if importlib.util.find_spec("mindspore") is None:
+        pytest.skip("MindSpore is not installed")
+    script = tmp_path / "pruning.py"
+    script.write_text(PARSER_PRUNING + textwrap.dedent("""
+        x = Tensor(np.ones((2,), np.float32))
+        for cell in (Attribute, Global, Default):
+            try:
+                cell()(x)
+                print(cell.__name__, "compiled")
+            except RuntimeError as error:
+                print(cell.__name__, "failed", str(error).splitlines()[0])
+        """))
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, timeout=600)
+    lines = [line for line in done.stdout.splitlines() if line.split(" ", 1)[0] in ("Attribute", "Global", "Default")]
+    assert lines == ["Attribute compiled", "Global failed Unsupported statement 'Delete'.",
+                     "Default failed Unsupported statement 'Try'."], done.stdout + done.stderr

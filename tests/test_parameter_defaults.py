@@ -243,3 +243,81 @@ class Net(nn.Cell):
     for annotation in ("Optional[int]", "int | None"):
         assert lint(project, source.format(annotation=annotation), "MS403") == []
     assert [f.line for f in lint(project, source.format(annotation="Optional[ms.Tensor]"), "MS403")] == [15]
+
+
+NONE_DEFAULT_CLAIM = """
+import numpy as np
+import mindspore as ms
+from mindspore import nn, Tensor
+
+ms.set_context(mode=ms.GRAPH_MODE)
+
+
+class Cache:
+    @classmethod
+    def from_legacy(cls, x):
+        return x
+
+
+class Net(nn.Cell):
+    def construct(self, x, past=None, mode="ms"):
+        if past is None:
+            y = x
+        else:
+            y = Cache.from_legacy(past)
+        if mode == "np":
+            y = Cache.from_legacy(y)
+        return y
+
+
+x = Tensor(np.ones((2,), np.float32))
+for label, call in [("default", lambda: Net()(x)), ("past", lambda: Net()(x, x)),
+                    ("mode", lambda: Net()(x, None, "np"))]:
+    try:
+        call()
+        print(label, "compiled")
+    except Exception as error:
+        print(label, "failed", type(error).__name__)
+"""
+
+
+@pytest.mark.mindspore
+def test_mindspore_compiles_a_none_or_string_guarded_branch_only_for_a_caller_that_passes_it(tmp_path):
+    # `past is None` and `mode == "np"` are decided at compile time: the classmethod (MS802) in
+    # the branch the defaults leave out fails only for a caller that passes another value
+    outcome = run_script(tmp_path, NONE_DEFAULT_CLAIM, ("default", "past", "mode"))
+    assert outcome == {"default": "compiled", "past": "failed TypeError", "mode": "failed TypeError"}
+
+
+def test_branches_on_none_and_string_defaults_say_when_they_are_compiled(project):
+    # HF ports: `if past_key_values is None: ... else: DynamicCache.from_legacy_cache(...)`
+    source = HEADER + textwrap.dedent("""
+        class Cache:
+            @classmethod
+            def from_legacy(cls, x):
+                return x
+
+
+        class Net(nn.Cell):
+            def construct(self, x, past=None, mode="ms"):
+                if past is None:
+                    y = x
+                else:
+                    y = Cache.from_legacy(past)
+                if isinstance(past, tuple):
+                    y = Cache.from_legacy(past)
+                if mode == "np":
+                    y = x[x > 0]
+                if mode != "np":
+                    y = x[x > 1]
+                if past is not None:
+                    y = x[x > 2]
+                return y
+        """)
+    found = {(f.code, f.line): f.message for f in project.lint_source(source, select=["MS802", "MS401", "MS405"])}
+    past = "(only compiled when the caller passes past other than its default None)"
+    assert sorted(found) == [("MS401", 22), ("MS401", 24), ("MS401", 26), ("MS802", 18), ("MS802", 20)]
+    assert found[("MS802", 18)].endswith(past) and found[("MS802", 20)].endswith(past)
+    assert found[("MS401", 26)].endswith(past)  # and no MS405: `past is not None` is no tensor
+    assert found[("MS401", 22)].endswith("(only compiled when the caller passes mode other than its default 'ms')")
+    assert "only compiled" not in found[("MS401", 24)]
