@@ -50,7 +50,10 @@ Candidates, each tagged with the mslint family it would belong to:
 Subtraction (--findings): a candidate is "reported" when mslint has a finding of the same
 family in the same file at a line inside the candidate's span: the expression's lines, widened
 to the whole enclosing simple statement (an assignment, return, expression statement), or the
-header line only for try/with/for/if/match.  mslint reports a helper's problem at the helper's
+header line only for try/with/for/if/match.  With --match function (the default), an MS2
+candidate that creates an object also counts as reported when an MS2 finding in the same
+function names the same class: `output = BaseModelOutputWithPast(...)` ... `return output` is
+one MS203 finding, at the return.  mslint reports a helper's problem at the helper's
 line, so candidates found through `self.helper` match the same way.  Findings are taken from
 runs with every rule selected (`--select MS`); each candidate records whether a default-on
 rule reported it.
@@ -334,10 +337,11 @@ class Scanner:
             "corpus": self.corpus, "path": self.rel, "line": node.lineno, "column": node.col_offset + 1,
             "span": [first, last], "family": family, "pattern": pattern,
             "snippet": text if len(text) <= 160 else text[:157] + "...",
-            "root": root, "via": via, "cell_like": cell_like,
+            "root": root, "via": via, "cell_like": cell_like, "function_span": list(self.function_span),
         }
 
     def scan(self, func: ast.AST, root: str, via: List[str], cell_like: bool) -> None:
+        self.function_span = (func.lineno, func.end_lineno)
         add = lambda node, fam, pat: self.add(node, fam, pat, root, via, cell_like)  # noqa: E731
         for node in _walk_body(func):
             # --- MS8 syntax
@@ -518,13 +522,24 @@ def family_of(code: str) -> str:
     return code[:3]
 
 
-def subtract(candidates: List[dict], findings: List[dict], top: str) -> None:
+def subtract(candidates: List[dict], findings: List[dict], top: str, match: str = "function") -> None:
+    """Mark each candidate reported or not (see the module docstring).  match="statement": only a finding of the
+    family inside the candidate's span; match="function" (the default) also counts, for an MS2 candidate that
+    creates an object, an MS2 finding in the same function that names the same class (mslint reports a
+    dataclass built into `output` and returned later once, as MS203 at the `return`)."""
     by_file: Dict[Tuple[str, str], List[dict]] = collections.defaultdict(list)
     for f in findings:
         by_file[(os.path.relpath(f["path"], top), family_of(f["code"]))].append(f)
     for cand in candidates:
         first, last = cand["span"]
-        hits = [f for f in by_file.get((cand["path"], cand["family"]), ()) if first <= f["line"] <= last]
+        pool = by_file.get((cand["path"], cand["family"]), ())
+        hits = [f for f in pool if first <= f["line"] <= last]
+        if not hits and match == "function" and cand["family"] == "MS2":
+            name = re.match(r"[\w.]*?(\w+)\(", cand["snippet"])
+            start, end = cand["function_span"]
+            if name:
+                hits = [f for f in pool if start <= f["line"] <= end and f"'{name.group(1)}'" in f["message"]]
+                cand["reported_in_function"] = bool(hits)
         cand["reported_by"] = sorted({f["code"] for f in hits})
         cand["reported"] = bool(hits)
         cand["reported_default"] = any(f["code"] not in DEFAULT_OFF for f in hits)
@@ -552,13 +567,56 @@ def draw(unreported: List[dict], corpora: List[str], per_family: int, seed: int,
     return sample
 
 
+def parse_extra(specs: Iterable[str]) -> List[Tuple[str, str, str, str]]:
+    """--extra CORPUS:FAMILY:NAME=REGEX -> (corpus, family, name, regex on the pattern)."""
+    out = []
+    for spec in specs:
+        head, regex = spec.split("=", 1)
+        corpus, family, name = head.split(":", 2)
+        out.append((corpus, family, name, regex))
+    return out
+
+
+def group_of(cand: dict, extra: List[Tuple[str, str, str, str]]) -> str:
+    for corpus, family, name, regex in extra:
+        if cand["corpus"] == corpus and cand["family"] == family and re.search(regex, cand["pattern"]):
+            return name
+    return ""
+
+
+def draw_extra(unreported: List[dict], sample: List[dict], extra, per_family: int, seed: int) -> List[dict]:
+    """A second stage: up to per_family more candidates of each --extra group, not drawn already."""
+    rng = random.Random(seed + 1)
+    taken = {(c["corpus"], c["path"], c["line"], c["column"], c["family"], c["pattern"]) for c in sample}
+    more = []
+    for corpus, family, name, regex in extra:
+        pool = [c for c in unreported if c["corpus"] == corpus and c["family"] == family
+                and re.search(regex, c["pattern"])
+                and (c["corpus"], c["path"], c["line"], c["column"], c["family"], c["pattern"]) not in taken]
+        rng.shuffle(pool)
+        more += [dict(c, verdict="", reason="", stage=2) for c in pool[:per_family]]
+    return more
+
+
+def wilson_upper(k: int, n: int, z: float = 1.96) -> float:
+    """Upper end of the 95% Wilson interval of a proportion k/n (1.0 when nothing was reviewed)."""
+    if n == 0:
+        return 1.0
+    p = k / n
+    centre = p + z * z / (2 * n)
+    spread = z * ((p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5)
+    return min(1.0, (centre + spread) / (1 + z * z / n))
+
+
 def estimate(candidates: List[dict], findings: Dict[str, List[dict]], sample: List[dict], corpora: List[str],
-             default_only: bool) -> List[dict]:
-    """Recall per family from the reviewed sample, stratified by corpus.
+             default_only: bool, extra=()) -> List[dict]:
+    """Recall per family from the reviewed sample, stratified by corpus (and --extra group).
 
     found: mslint's findings of the family on the corpora (assumed true).  missed: for each
-    corpus, its unreported candidates of the family times the MISSED share of its sampled
-    ones (a corpus with no sampled candidate takes the family's pooled share).
+    cell (corpus, family, group), its unreported candidates times the MISSED share of the
+    reviewed candidates of that cell; a cell with none reviewed takes the share of its corpus
+    and family, else the family's pooled share.  Sampled items stay random within their cell:
+    the first stage is random within (corpus, family), the second within the group.
     """
     key = "reported_default" if default_only else "reported"
     rows = []
@@ -567,19 +625,33 @@ def estimate(candidates: List[dict], findings: Dict[str, List[dict]], sample: Li
         found = sum(1 for corpus in corpora for f in findings.get(corpus, ())
                     if family_of(f["code"]) == family and (not default_only or f["code"] not in DEFAULT_OFF))
         reviewed = [s for s in sample if s["family"] == family and s["verdict"]]
-        pooled = (sum(s["verdict"] == "MISSED" for s in reviewed) / len(reviewed)) if reviewed else 0.0
-        missed = 0.0
+
+        def share(items, fallback):
+            return sum(s["verdict"] == "MISSED" for s in items) / len(items) if items else fallback
+        pooled = share(reviewed, 0.0)
+        missed = upper = 0.0
         for corpus in corpora:
-            unrep = sum(1 for c in fam if c["corpus"] == corpus and not c[key])
-            mine = [s for s in reviewed if s["corpus"] == corpus]
-            rate = (sum(s["verdict"] == "MISSED" for s in mine) / len(mine)) if mine else pooled
-            missed += unrep * rate
+            in_corpus = [s for s in reviewed if s["corpus"] == corpus]
+            corpus_rate = share(in_corpus, pooled)
+            unrep = collections.Counter(group_of(c, extra) for c in fam if c["corpus"] == corpus and not c[key])
+            for group, count in unrep.items():
+                mine = [s for s in in_corpus if group_of(s, extra) == group]
+                missed += count * share(mine, corpus_rate)
+                if len(mine) >= count:  # every candidate of the cell was reviewed: exact
+                    upper += count * share(mine, corpus_rate)
+                else:
+                    base = mine or in_corpus or reviewed
+                    upper += count * wilson_upper(sum(x["verdict"] == "MISSED" for x in base), len(base))
+        rep = sum(1 for c in fam if c[key])
         rows.append({
-            "family": family, "candidates": len(fam), "reported": sum(1 for c in fam if c[key]),
+            "family": family, "candidates": len(fam), "reported": rep,
             "unreported": sum(1 for c in fam if not c[key]), "sampled": len(reviewed),
             "missed_in_sample": sum(s["verdict"] == "MISSED" for s in reviewed),
-            "findings": found, "missed_estimate": round(missed, 1),
+            "findings": found, "missed_estimate": round(missed, 1), "missed_upper95": round(upper, 1),
             "recall": round(found / (found + missed), 3) if found + missed else None,
+            "recall_low95": round(found / (found + upper), 3) if found + upper else None,
+            "recall_of_candidates": round(rep / (rep + missed), 3) if rep + missed else None,
+            "recall_of_candidates_low95": round(rep / (rep + upper), 3) if rep + upper else None,
         })
     return rows
 
@@ -591,11 +663,18 @@ def main(argv=None) -> None:
     parser.add_argument("--out", required=True, help="JSON of every candidate")
     parser.add_argument("--findings", action="append", default=[], metavar="CORPUS=RESULTS.json",
                         help="mslint --format json output of the corpus (run with --select MS)")
+    parser.add_argument("--match", choices=("function", "statement"), default="function",
+                        help="how a candidate is matched to mslint's findings (see subtract(); the first-stage "
+                             "sample of benchmarks/review/recall-sample.json was drawn with 'statement')")
     parser.add_argument("--sample-out")
     parser.add_argument("--per-family", type=int, default=15)
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--own-stratum", action="append", default=[], metavar="CORPUS",
                         help="a corpus sampled on its own (its own --per-family quota); the others share one")
+    parser.add_argument("--extra", action="append", default=[], metavar="CORPUS:FAMILY:NAME=REGEX",
+                        help="a second-stage group: candidates of that corpus and family whose pattern matches "
+                             "REGEX; with --sample-add, up to --per-family more of them are drawn")
+    parser.add_argument("--sample-add", help="an existing sample: append the --extra second stage to it")
     parser.add_argument("--verdicts", help="a reviewed sample (--sample-out with verdicts filled in): print the "
                                            "recall estimate per family instead of drawing a new sample")
     args = parser.parse_args(argv)
@@ -610,7 +689,7 @@ def main(argv=None) -> None:
         top = os.path.join(args.src, corpus)
         found, stats = candidates_of(corpus, top)
         if corpus in findings:
-            subtract(found, findings[corpus], top)
+            subtract(found, findings[corpus], top, args.match)
         everything += found
         summary[corpus] = stats
     with open(args.out, "w", encoding="utf-8") as handle:
@@ -626,9 +705,21 @@ def main(argv=None) -> None:
             reviewed = json.load(handle)["sample"]
         for default_only in (True, False):
             print("default rules" if default_only else "all rules (--select MS)")
-            print("family candidates reported unreported sampled missed_in_sample findings missed_est recall")
-            for row in estimate(everything, findings, reviewed, args.corpora, default_only):
+            rows = estimate(everything, findings, reviewed, args.corpora, default_only, parse_extra(args.extra))
+            print(" ".join(rows[0]))
+            for row in rows:
                 print(" ".join(str(v) for v in row.values()))
+        return
+    if args.sample_add:
+        with open(args.sample_add, encoding="utf-8") as handle:
+            drawn = json.load(handle)
+        unreported = [c for c in everything if c.get("reported") is False]
+        more = draw_extra(unreported, drawn["sample"], parse_extra(args.extra), args.per_family, args.seed)
+        drawn["sample"] += more
+        drawn["extra"] = args.extra
+        with open(args.sample_add, "w", encoding="utf-8") as handle:
+            json.dump(drawn, handle, indent=1)
+        print(f"second stage: {len(more)} candidates added to {args.sample_add}", file=sys.stderr)
         return
     if args.sample_out:
         unreported = [c for c in everything if c.get("reported") is False]
