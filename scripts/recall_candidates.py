@@ -589,7 +589,7 @@ def draw_extra(unreported: List[dict], sample: List[dict], extra, per_family: in
     rng = random.Random(seed + 1)
     taken = {(c["corpus"], c["path"], c["line"], c["column"], c["family"], c["pattern"]) for c in sample}
     more = []
-    for corpus, family, name, regex in extra:
+    for corpus, family, _name, regex in extra:
         pool = [c for c in unreported if c["corpus"] == corpus and c["family"] == family
                 and re.search(regex, c["pattern"])
                 and (c["corpus"], c["path"], c["line"], c["column"], c["family"], c["pattern"]) not in taken]
@@ -645,8 +645,8 @@ def estimate(candidates: List[dict], findings: Dict[str, List[dict]], sample: Li
         rep = sum(1 for c in fam if c[key])
         rows.append({
             "family": family, "candidates": len(fam), "reported": rep,
-            "unreported": sum(1 for c in fam if not c[key]), "sampled": len(reviewed),
-            "missed_in_sample": sum(s["verdict"] == "MISSED" for s in reviewed),
+            "unreported": sum(1 for c in fam if not c[key]), "reviewed": len(reviewed),
+            "missed_in_review": sum(s["verdict"] == "MISSED" for s in reviewed),
             "findings": found, "missed_estimate": round(missed, 1), "missed_upper95": round(upper, 1),
             "recall": round(found / (found + missed), 3) if found + missed else None,
             "recall_low95": round(found / (found + upper), 3) if found + upper else None,
