@@ -1,8 +1,16 @@
 """List syntactic candidate graph-mode problems in real code, subtract mslint's findings, sample the rest.
 
-    python scripts/recall_candidates.py --src /work/corpora/src --out candidates.json \\
-        --findings mindcv=results/mindcv.json --findings mindocr=results/mindocr.json ... \\
-        --sample-out benchmarks/review/recall-sample.json mindcv mindocr mindyolo mindnlp mindone
+    # candidates minus mslint's findings (mslint run with --select MS), and a first-stage sample
+    python scripts/recall_candidates.py --src <cache>/src --out candidates.json \\
+        --findings mindcv=results/mindcv.json ... --findings mindone=results/mindone.json \\
+        --match statement --own-stratum mindone --sample-out sample.json \\
+        mindcv mindocr mindyolo mindnlp mindone
+    # a later stage: more candidates of one group, appended to the sample
+    python scripts/recall_candidates.py ... --match statement --sample-add sample.json \\
+        --extra 'mindone:MS4:not-slices=^(?!slice non-constant bound)' mindcv ... mindone
+    # after the review: the recall table
+    python scripts/recall_candidates.py ... --verdicts benchmarks/review/recall-sample.json \\
+        --extra 'mindone:MS4:not-slices=^(?!slice non-constant bound)' mindcv ... mindone
 
 This is the recall half of the real-world review (docs/real-world.md, "Recall").  It is a
 plain `ast` pass, written independently of mslint's analysis (no scope, lattice or call
