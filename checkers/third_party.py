@@ -254,9 +254,6 @@ def check_call_in_graph(ctx: ModuleContext) -> Iterator[Finding]:
         elif kind == "passed":
             advice = (f"it cannot move to __init__, since '{source.name}' (an argument of '{source.scope().name}') is "
                       f"an input shape its caller passes: build it in graph with {op}")
-        elif kind == "parameter":
-            advice = (f"compute it in __init__, or, if '{source.name}' (an argument of '{source.scope().name}') "
-                      f"changes with the input shape, build it in graph with {op}")
         else:
             advice = "compute it in __init__"
         yield ctx.finding(
@@ -324,7 +321,7 @@ def _origins(ctx: ModuleContext, expr, depth: int = 0, in_call: bool = False):
             return
         binding = bindings[0]
         if isinstance(binding, nodes.AssignName) and isinstance(binding.parent, nodes.Arguments):
-            yield ("leaf" if binding.name in ("self", "cls") or in_call else "parameter"), binding
+            yield ("leaf" if binding.name in ("self", "cls") or in_call else "parameter"), expr
             return
         value = _assigned_part(binding)
         if value is None or binding.scope() is not expr.scope():
@@ -384,18 +381,20 @@ def _scalar_hint(qualname: str, replacement: list) -> str:
 
 
 def _shape_source(ctx: ModuleContext, call: nodes.Call, gf):
-    """Why the arguments of a constant call may change from one compilation to the next: ("shape", its text) when
-    they come from a shape (x.shape, len(x)) in this function, ("passed", the parameter) when a caller passes one,
-    ("parameter", the parameter) when they come from a caller with no shape seen; (None, None) otherwise."""
+    """Why the arguments of a constant call change from one compilation to the next, or (None, None):
+    ("shape", its text) for a shape read in this function (x.shape, len(x)), ("passed", the parameter's name) for
+    a parameter its callers pass a shape, ("shape", None) for another number read from a shape."""
     arguments = call_arguments(call)
     origins = [origin for arg in arguments for origin in _origins(ctx, arg)]
     for kind, node in origins:
         if kind == "shape":
             return kind, shown(node)
-    parameters = [node for kind, node in origins if kind == "parameter"]
+    for kind, node in origins:
+        if kind == "parameter" and _from_shape(ctx.value(node, gf)):
+            return "passed", node
     if any(_from_shape(ctx.value(arg, gf)) for arg in arguments):
-        return ("passed", parameters[0]) if parameters else ("shape", None)
-    return ("parameter", parameters[0]) if parameters else (None, None)
+        return "shape", None
+    return None, None
 
 
 def _from_shape(value, depth: int = 0) -> bool:

@@ -168,7 +168,7 @@ class Net(nn.Cell):
     assert "build it in graph with the MindSpore op" in fixed.rule.fix
 
 
-def test_an_array_shaped_by_constants_a_caller_passes_may_still_move_to_init(project):
+def test_an_array_shaped_by_constants_a_caller_passes_can_move_to_init(project):
     found = lint(project, """
 class Fourier(nn.Cell):
     def construct(self, B, H, W):
@@ -182,10 +182,25 @@ class Net(nn.Cell):
 
     def construct(self, x):
         return self.fourier(2, 3, 4) + x
+
+
+class Head(nn.Cell):
+    def construct(self, x, dim):
+        return x * Tensor(np.arange(dim)) + Tensor(np.ones(x.shape[0]))
+
+
+class Model(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.head = Head()
+
+    def construct(self, x):
+        return self.head(x, 16)
 """, select=("MS103",))
-    assert codes_by_line(found) == {11: ["MS103"]}
-    assert ("compute it in __init__, or, if 'B' (an argument of 'construct') changes with the input shape, build "
-            "it in graph with mindspore.ops.zeros (or mint.zeros)") in found[0].message
+    assert codes_by_line(found) == {11: ["MS103"], 25: ["MS103", "MS103"]}
+    assert "depends on the shape 'x.shape'" in found[2].message  # the other argument of the same call
+    assert found[1].message.endswith("embedded as a constant; compute it in __init__")
+    assert found[0].message.endswith("embedded as a constant; compute it in __init__")
 
 
 def test_a_shape_seen_through_a_conversion_and_a_tensor_passed_to_a_helper(project):
