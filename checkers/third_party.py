@@ -294,7 +294,9 @@ def _origins(ctx: ModuleContext, expr, depth: int = 0, in_call: bool = False):
         yield "leaf", expr
         return
     if isinstance(expr, nodes.Attribute) and expr.attrname in _SHAPE_ATTRIBUTES:
-        yield "shape", expr
+        stored = isinstance(expr.expr, nodes.Attribute) and isinstance(expr.expr.expr, nodes.Name) \
+            and expr.expr.expr.name == "self"
+        yield ("leaf" if stored else "shape"), expr  # self.pos_embed.shape is fixed once __init__ has run
         return
     if isinstance(expr, nodes.Call):
         func = expr.func

@@ -719,7 +719,9 @@ class Interpreter:
         if node.attrname in _STATIC_ATTRIBUTES:
             if base.has("dynamic") and node.attrname in _SIZE_ATTRIBUTES:
                 return DYNAMIC_SCALAR
-            return SHAPE if node.attrname in _SHAPE_NAMES and not base.has("callable") else CONST
+            if node.attrname not in _SHAPE_NAMES or base.has("parameter") or _stored_on_self(node.expr):
+                return CONST  # self.pos_embed.shape: fixed once __init__ has run, not an input's
+            return SHAPE
         if node.attrname == "T" or node.attrname == "mT":
             return base
         if base.is_var:
@@ -1214,6 +1216,11 @@ def _number_sequence(annotation, resolver: resolve.Resolver) -> bool:
     items = annotation.slice.elts if isinstance(annotation.slice, nodes.Tuple) else [annotation.slice]
     numbers = [i for i in items if not (isinstance(i, nodes.Const) and i.value is Ellipsis)]
     return bool(numbers) and all(resolver.qualname(i) in _NUMBER_ANNOTATIONS for i in numbers)
+
+
+def _stored_on_self(node) -> bool:
+    """`self.table`: an attribute of the cell."""
+    return isinstance(node, nodes.Attribute) and isinstance(node.expr, nodes.Name) and node.expr.name == "self"
 
 
 def _param_value(name: str, default, annotation, resolver: resolve.Resolver) -> Value:

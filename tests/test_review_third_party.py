@@ -186,7 +186,7 @@ class Net(nn.Cell):
 
 class Head(nn.Cell):
     def construct(self, x, dim):
-        return x * Tensor(np.arange(dim)) + Tensor(np.ones(x.shape[0]))
+        return x * Tensor(np.arange(dim)) + Tensor(np.ones(x.shape[0])) + Tensor(np.ones(self.w.shape[0]))
 
 
 class Model(nn.Cell):
@@ -196,10 +196,20 @@ class Model(nn.Cell):
 
     def construct(self, x):
         return self.head(x, 16)
+
+
+class Stored(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.table = ms.Parameter(Tensor(np.ones((4, 8)), ms.float32))
+
+    def construct(self, x):
+        return x + Tensor(np.arange(self.table.shape[-1]))
 """, select=("MS103",))
-    assert codes_by_line(found) == {11: ["MS103"], 25: ["MS103", "MS103"]}
+    assert codes_by_line(found) == {11: ["MS103"], 25: ["MS103", "MS103", "MS103"], 43: ["MS103"]}
     assert "depends on the shape 'x.shape'" in found[2].message  # the other argument of the same call
-    assert found[1].message.endswith("embedded as a constant; compute it in __init__")
+    for fixed in (found[1], found[3], found[4]):  # dim=16, and shapes of what __init__ stores
+        assert fixed.message.endswith("embedded as a constant; compute it in __init__")
     assert found[0].message.endswith("embedded as a constant; compute it in __init__")
 
 
