@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import os
 
-from typing import Iterator
+from typing import Iterator, Optional
 
-from astroid import nodes
+from astroid import Context, nodes
 
 from mslint import resolve
 from mslint.lattice import is_graph_value
@@ -31,12 +31,14 @@ CALL_ON_TENSOR = Rule(
     "MS102", "third-party-call-on-tensor", "error",
     "A NumPy/SciPy/standard-library function is applied to a graph tensor, or a NumPy array is mixed with one.",
     "Use the MindSpore function (mindspore.ops, mint, mindspore.numpy, mindspore.scipy) on the tensor; "
-    "precompute constants in __init__ and store them as Tensor.",
+    "precompute constants in __init__ and store them as Tensor; on a Python number computed from a tensor "
+    "(int(t), t.item()) use Python arithmetic, which the graph compiles ((a + b - 1) // b for a ceiling).",
 )
 CALL_IN_GRAPH = Rule(
     "MS103", "third-party-call-in-graph", "info",
     "A third-party or standard-library function is called on constants in graph code (JIT Fallback at compile time).",
-    "Compute the value once in __init__ and keep it as a Python scalar or a Tensor attribute.",
+    "Compute the value once in __init__ and keep it as a Python scalar or a Tensor attribute; when its arguments "
+    "depend on input shapes, build it in graph with the MindSpore op (ops.zeros, ops.ones, ops.arange, mint.*).",
 )
 FROZEN_CALL = Rule(
     "MS104", "compile-time-frozen-call", "warning",
@@ -80,6 +82,18 @@ _SCALAR_MATH_MODULES = frozenset({"math", "cmath", "operator"})
 # reduce(operator.mul, x.shape, 1): Python's spelling of a product of numbers (math.prod)
 _SCALAR_MATH_CALLS = frozenset({"functools.reduce"})
 _SIDE_EFFECT_MODULES = frozenset({"warnings", "logging"})
+# introspection (`inspect.signature(self.construct).parameters`) is folded at compile time into a fact about the
+# code, not data: nothing to hoist (STRICT and LAX, verified on 2.10)
+_INTROSPECTION_MODULES = frozenset({"inspect"})
+# NumPy functions that write into their first argument: an array built in graph code and filled this way is a
+# scratch buffer, not a constant to hoist (a buffer built once in __init__ would be shared and mutated)
+_NUMPY_IN_PLACE = frozenset({
+    "numpy.put_along_axis", "numpy.put", "numpy.copyto", "numpy.fill_diagonal", "numpy.place", "numpy.putmask",
+    "numpy.random.shuffle",
+})
+# ndarray methods that change the array in place
+_NDARRAY_IN_PLACE_METHODS = frozenset({"fill", "put", "itemset", "sort", "partition", "resize", "setflags",
+                                       "byteswap"})
 # the containers graph code may build (what the message for typing.OrderedDict() recommends)
 _EMPTY_CONTAINERS = frozenset({"collections.OrderedDict", "collections.defaultdict", "collections.deque",
                                "collections.Counter", "collections.ChainMap"})
@@ -197,6 +211,10 @@ def check_call_on_tensor(ctx: ModuleContext) -> Iterator[Finding]:
             message = (f"{_library(qualname)} function {_named(call, qualname)} takes a value computed in the graph: "
                        "STRICT fails ('the inputs should be constant, but found variable'), LAX runs it in the "
                        f"Python interpreter on every call{instead or _frozen_hint(qualname)}")
+        elif (conversion := _scalar_conversion(ctx, call, gf)) is not None:
+            message = (f"{_library(qualname)} function {_named(call, qualname)} is applied to a scalar computed from a "
+                       f"graph tensor ('{conversion}'): STRICT fails ('the inputs should be constant, but found "
+                       f"variable'), LAX falls back to the Python interpreter{_scalar_hint(qualname, replacement)}")
         else:
             message = (f"{_library(qualname)} function {_named(call, qualname)} is applied to a graph tensor: STRICT "
                        "fails ('the inputs should be constant, but found variable'), LAX falls back to the Python "
@@ -226,10 +244,22 @@ def check_call_in_graph(ctx: ModuleContext) -> Iterator[Finding]:
             continue  # np.float32(1.0): a typed constant
         if _harmless_constant_call(ctx, call, gf, qualname):
             continue
+        kind, source = _shape_source(ctx, call, gf)
+        op = " / ".join(r for r in replacements_for(qualname) if r.startswith("mindspore.ops.")) or "the MindSpore op"
+        if qualname.rsplit(".", 1)[-1] in _MINT_BUILDERS and op != "the MindSpore op":
+            op += f" (or mint.{qualname.rsplit('.', 1)[-1]})"
+        if kind == "shape":
+            shape = f"the shape '{source}'" if source else "an input shape"
+            advice = f"it cannot move to __init__, since it depends on {shape}: build it in graph with {op}"
+        elif kind == "passed":
+            advice = (f"it cannot move to __init__, since '{source.name}' (an argument of '{source.scope().name}') is "
+                      f"an input shape its caller passes: build it in graph with {op}")
+        else:
+            advice = "compute it in __init__"
         yield ctx.finding(
             CALL_IN_GRAPH, call,
             f"{_library(qualname)} call {_named(call, qualname)} in graph code is run by JIT Fallback once, at "
-            "compile time, and its result embedded as a constant; compute it in __init__",
+            f"compile time, and its result embedded as a constant; {advice}",
             gf,
         )
 
@@ -238,10 +268,171 @@ def _harmless_constant_call(ctx: ModuleContext, call: nodes.Call, gf, qualname: 
     """np.sqrt(self.dim), math.fabs(t), np.log(2), np.finfo(np.float32), warnings.warn(...), logger.info(...):
     a number, a dtype fact or a side effect, nothing worth hoisting (arrays are: np.ones((3, 3)))."""
     top = qualname.split(".")[0]
-    if top in _SCALAR_MATH_MODULES or top in _SIDE_EFFECT_MODULES or qualname in _EMPTY_CONTAINERS \
-            or qualname in _SCALAR_MATH_CALLS:
+    if top in _SCALAR_MATH_MODULES or top in _SIDE_EFFECT_MODULES or top in _INTROSPECTION_MODULES \
+            or qualname in _EMPTY_CONTAINERS or qualname in _SCALAR_MATH_CALLS:
         return True
+    if qualname in _NUMPY_IN_PLACE or any(k.arg == "out" for k in call.keywords or ()) or _filled_in_place(ctx, call):
+        return True  # a scratch buffer and the calls that fill it
     return top == "numpy" and not ctx.value(call, gf).has("ndarray")
+
+
+# array builders mindspore.mint has under the NumPy name (checked on 2.10)
+_MINT_BUILDERS = frozenset({"zeros", "ones", "full", "arange", "eye", "linspace", "zeros_like", "ones_like",
+                            "full_like", "empty"})
+_SHAPE_ATTRIBUTES = frozenset({"shape", "size", "ndim"})
+_SHAPE_METHODS = frozenset({"size", "dim", "numel", "nelement", "ndimension"})
+_SCALAR_CONVERSIONS = frozenset({"builtins.int", "builtins.float", "builtins.round", "builtins.bool"})
+_DEPTH = 6  # assignments followed back from an argument
+
+
+def _origins(ctx: ModuleContext, expr, depth: int = 0, in_call: bool = False):
+    """The parts an expression is computed from, following local names back to their assignments in the same
+    function: (kind, node) with kind "shape" (x.shape, len(x), x.size()), "parameter" (a parameter of the
+    function, not only an argument of a call made from it), "conversion" (int(t), float(t), t.item()), "opaque"
+    (a dict's .get()) or "leaf" (anything else)."""
+    if depth > _DEPTH:
+        yield "leaf", expr
+        return
+    if isinstance(expr, nodes.Attribute) and expr.attrname in _SHAPE_ATTRIBUTES:
+        stored = isinstance(expr.expr, nodes.Attribute) and isinstance(expr.expr.expr, nodes.Name) \
+            and expr.expr.expr.name == "self"
+        yield ("leaf" if stored else "shape"), expr  # self.pos_embed.shape is fixed once __init__ has run
+        return
+    if isinstance(expr, nodes.Call):
+        func = expr.func
+        qualname = ctx.resolver.qualname(func)
+        if qualname == "builtins.len" or (isinstance(func, nodes.Attribute) and func.attrname in _SHAPE_METHODS
+                                          and qualname is None) or (qualname or "").endswith("ops.shape"):
+            yield "shape", expr
+            return
+        if qualname in _SCALAR_CONVERSIONS or isinstance(func, nodes.Attribute) and func.attrname == "item" \
+                and qualname is None:
+            yield "conversion", expr
+            return
+        if isinstance(func, nodes.Attribute) and func.attrname == "get" and qualname is None:
+            yield "opaque", expr  # info.get("index"): a dict's value, no evidence of a tensor
+            return
+        yield "leaf", expr  # what the call returns (x.sum(): a tensor), and what it is computed from
+        for arg in list(expr.args) + [k.value for k in expr.keywords or ()]:
+            yield from _origins(ctx, arg, depth + 1, True)
+        return
+    if isinstance(expr, nodes.Name):
+        _, bindings = expr.lookup(expr.name)
+        if len(bindings) != 1:
+            yield "leaf", expr
+            return
+        binding = bindings[0]
+        if isinstance(binding, nodes.AssignName) and isinstance(binding.parent, nodes.Arguments):
+            yield ("leaf" if binding.name in ("self", "cls") or in_call else "parameter"), expr
+            return
+        value = _assigned_part(binding)
+        if value is None or binding.scope() is not expr.scope():
+            yield "leaf", expr
+            return
+        yield from _origins(ctx, value, depth + 1, in_call)
+        return
+    if isinstance(expr, (nodes.BinOp, nodes.UnaryOp, nodes.Tuple, nodes.List, nodes.Subscript, nodes.IfExp,
+                         nodes.BoolOp, nodes.Compare, nodes.Starred)):
+        if isinstance(expr, nodes.Subscript):
+            children = [expr.value]
+        elif isinstance(expr, nodes.IfExp):
+            children = [expr.body, expr.orelse]
+        else:
+            children = list(expr.get_children())
+        for child in children:
+            yield from _origins(ctx, child, depth + 1, in_call)
+        return
+    yield "leaf", expr
+
+
+def _assigned_part(binding):
+    """The expression a name is bound to: `n = e` gives e, `b, c, h, w = x.shape` gives x.shape."""
+    assign = binding.parent
+    if isinstance(assign, (nodes.Assign, nodes.AnnAssign)) and assign.value is not None:
+        return assign.value
+    if isinstance(assign, nodes.Tuple) and isinstance(assign.parent, nodes.Assign):
+        return assign.parent.value
+    return None
+
+
+def _scalar_conversion(ctx: ModuleContext, call: nodes.Call, gf) -> Optional[str]:
+    """`math.ceil((end - start) / max_d)` with `max_d = int(grid[0][1]) // 2`: the graph value that goes in is a
+    Python number made from a tensor (the conversion's text), not a tensor; None if a tensor goes in."""
+    found = None
+    for arg in call_arguments(call):
+        if not is_graph_value(ctx.value(arg, gf)):
+            continue
+        for kind, node in _origins(ctx, arg):
+            if kind == "conversion":
+                found = found or shown(node)
+            elif kind in ("leaf", "parameter"):
+                value = ctx.value(node, gf) if not isinstance(node, nodes.AssignName) else None
+                if value is None or value.has("tensor") or value.has("ndarray"):
+                    return None  # a tensor (or an input of unknown kind) goes in too
+    return found
+
+
+def _scalar_hint(qualname: str, replacement: list) -> str:
+    if qualname == "math.ceil":
+        return "; use integer ceiling division ((a + b - 1) // b), which the graph compiles"
+    if qualname == "math.floor":
+        return "; use integer division (a // b), which the graph compiles"
+    if replacement:
+        return f"; keep the value a tensor (no int()/float()/.item()) and use {' or '.join(replacement)}"
+    return "; keep the value a tensor (no int()/float()/.item()) and use a MindSpore op"
+
+
+def _shape_source(ctx: ModuleContext, call: nodes.Call, gf):
+    """Why the arguments of a constant call change from one compilation to the next, or (None, None):
+    ("shape", its text) for a shape read in this function (x.shape, len(x)), ("passed", the parameter's name) for
+    a parameter its callers pass a shape, ("shape", None) for another number read from a shape."""
+    arguments = call_arguments(call)
+    origins = [origin for arg in arguments for origin in _origins(ctx, arg)]
+    for kind, node in origins:
+        if kind == "shape":
+            return kind, shown(node)
+    for kind, node in origins:
+        if kind == "parameter" and _from_shape(ctx.value(node, gf)):
+            return "passed", node
+    if any(_from_shape(ctx.value(arg, gf)) for arg in arguments):
+        return "shape", None
+    return None, None
+
+
+def _from_shape(value, depth: int = 0) -> bool:
+    """A value read from a shape (lattice.SHAPE), or a tuple holding one."""
+    if value.has("shape"):
+        return True
+    return depth < 3 and value.elements is not None and any(_from_shape(e, depth + 1) for e in value.elements)
+
+
+def _filled_in_place(ctx: ModuleContext, call: nodes.Call) -> bool:
+    """`m = np.zeros(shape)` that the same function then writes into: `m[i] = ...`, `m[i] += ...`,
+    `np.put_along_axis(m, ...)`, `m.fill(0)`, `np.add(a, b, out=m)`."""
+    assign = call.parent
+    if not isinstance(assign, (nodes.Assign, nodes.AnnAssign)) or assign.value is not call:
+        return False
+    targets = assign.targets if isinstance(assign, nodes.Assign) else [assign.target]
+    if len(targets) != 1 or not isinstance(targets[0], nodes.AssignName):
+        return False
+    binding = targets[0]
+    scope = binding.scope()
+    for name in scope.nodes_of_class(nodes.Name):
+        if name.name != binding.name or name.scope() is not scope or name.lineno < binding.lineno \
+                or binding not in name.lookup(name.name)[1]:
+            continue
+        parent = name.parent
+        if isinstance(parent, nodes.Subscript) and parent.value is name and parent.ctx == Context.Store:
+            return True  # m[...] = v, m[...] += v
+        if isinstance(parent, nodes.Attribute) and parent.expr is name and parent.attrname in _NDARRAY_IN_PLACE_METHODS \
+                and isinstance(parent.parent, nodes.Call) and parent.parent.func is parent:
+            return True  # m.fill(0)
+        if isinstance(parent, nodes.Call) and parent.args and parent.args[0] is name \
+                and ctx.resolver.qualname(parent.func) in _NUMPY_IN_PLACE:
+            return True  # np.put_along_axis(m, idx, 1, -1)
+        if isinstance(parent, nodes.Keyword) and parent.arg == "out":
+            return True  # np.add(a, b, out=m)
+    return False
 
 
 @implements(FROZEN_CALL)

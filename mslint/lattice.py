@@ -289,6 +289,11 @@ DYNAMIC_SHAPE_PRIMITIVES = frozenset({"MaskedSelect", "NonZero", "Unique", "Uniq
 _SIZE_ATTRIBUTES = frozenset({"shape", "size"})
 _SIZE_METHODS = frozenset({"numel", "nelement", "size", "shape"})
 DYNAMIC_SCALAR = Value(Kind.VAR, frozenset({"scalar"}))
+# a compile-time number read from a shape (x.shape, x.shape[0] * 2, len(x), x.size()): constant per compilation,
+# but it changes with the input (MS103 cannot hoist what it shapes to __init__)
+SHAPE = Value(Kind.CONST, frozenset({"shape"}))
+_SHAPE_NAMES = frozenset({"shape", "size", "ndim", "numel", "nelement", "dim", "ndimension", "rank", "get_shape",
+                          "dyn_shape_static"})
 # Parameters of MindSpore's layers (nn.Dense, nn.Conv2d, nn.BatchNorm2d, nn.Embedding, nn.LayerNorm ...)
 _CELL_PARAMETERS = frozenset({"weight", "bias", "gamma", "beta", "moving_mean", "moving_variance",
                               "embedding_table"})
@@ -559,6 +564,8 @@ class Interpreter:
         if isinstance(node, nodes.BinOp):
             left, right = self._eval(node.left, state), self._eval(node.right, state)
             result = join(left, right)
+            if result.is_const and (left.has("shape") or right.has("shape")):
+                result = result.with_tags("shape")  # x.shape[0] * 2
             if left.has("ndarray") or right.has("ndarray"):
                 result = result.with_tags("ndarray") if not (left.has("tensor") or right.has("tensor")) else result
             return result
@@ -721,7 +728,11 @@ class Interpreter:
         if base.has("callable") and base.cls:
             return self._qualified_constant(f"{base.cls}.{node.attrname}", node)
         if node.attrname in _STATIC_ATTRIBUTES:
-            return DYNAMIC_SCALAR if base.has("dynamic") and node.attrname in _SIZE_ATTRIBUTES else CONST
+            if base.has("dynamic") and node.attrname in _SIZE_ATTRIBUTES:
+                return DYNAMIC_SCALAR
+            if node.attrname not in _SHAPE_NAMES or base.has("parameter") or _stored_on_self(node.expr):
+                return CONST  # self.pos_embed.shape: fixed once __init__ has run, not an input's
+            return SHAPE
         if node.attrname == "T" or node.attrname == "mT":
             return base
         if base.is_var:
@@ -750,7 +761,7 @@ class Interpreter:
             except IndexError:
                 return UNKNOWN
         if base.is_const and index.is_const:
-            return CONST if not base.has("ndarray") else base
+            return (SHAPE if base.has("shape") else CONST) if not base.has("ndarray") else base
         kind = Kind(max(base.kind, index.kind))
         if host_result((base, index)):
             return Value(kind, (base.tags | index.tags) & {"ndarray", "host"})
@@ -842,12 +853,16 @@ class Interpreter:
                 if guarded is not None:
                     return guarded
             if last in _CONST_BUILTINS:
-                return DYNAMIC_SCALAR if last == "len" and args and args[0].has("dynamic") else CONST
+                if last == "len":
+                    return DYNAMIC_SCALAR if args and args[0].has("dynamic") else SHAPE
+                return CONST
             if host_result(list(args) + list(kwargs.values())):
                 return HOST  # int(arr.sum()), list(x.asnumpy()): Python work on the interpreter's values
             if last in ("int", "float", "bool", "round", "abs", "min", "max", "sum", "pow", "divmod"):
                 if _all_variables_have(list(args) + list(kwargs.values()), "opaque"):
                     return OPAQUE  # int(n) of an n nothing is known about
+                if arg_kind == Kind.CONST and any(v.has("shape") for v in args):
+                    return SHAPE  # int(x.shape[0] / 2), max(h, w)
                 return Value(Kind(arg_kind), frozenset({"scalar"}) if arg_kind == Kind.VAR else frozenset())
             if last in ("enumerate", "zip") and args and not kwargs:
                 return _pairs(last, args)
@@ -889,7 +904,9 @@ class Interpreter:
         if last[:1].isupper():  # a primitive or other MindSpore object: calling it later runs the op
             return Value(Kind.CONST, frozenset({"primitive"}), qualname)
         if last in _STATIC_OPS:
-            return DYNAMIC_SCALAR if args and args[0].has("dynamic") else CONST
+            if args and args[0].has("dynamic"):
+                return DYNAMIC_SCALAR
+            return SHAPE if last in _SHAPE_NAMES else CONST
         if last in _RANDOM_OPS:
             return VAR_TENSOR
         tags = {"tensor"}
@@ -978,7 +995,9 @@ class Interpreter:
             # not found or not followed: an object passed to __init__, a sub-cell too deep to follow
             return returned if returned is not None else _unknown_result(arg_kind)
         if name in _STATIC_METHODS:
-            return DYNAMIC_SCALAR if receiver.has("dynamic") and name in _SIZE_METHODS else CONST
+            if receiver.has("dynamic") and name in _SIZE_METHODS:
+                return DYNAMIC_SCALAR
+            return SHAPE if name in _SHAPE_NAMES else CONST
         if receiver.has("cell") or receiver.has("primitive"):
             return Value(Kind(arg_kind), frozenset({"tensor"}))
         if isinstance(receiver.node, nodes.ClassDef) and not receiver.has("tensor"):
@@ -1252,10 +1271,33 @@ def _optional_of(annotation, resolver: resolve.Resolver):
 _OPTIONAL = frozenset({"typing.Optional", "typing_extensions.Optional"})
 
 
+# `index_dims: List[int]`, `shape: Tuple[int, ...]`: a container of Python numbers (callers pass shapes), not a tensor
+_SEQUENCE_ANNOTATIONS = frozenset({
+    "typing.List", "typing.Tuple", "typing.Sequence", "typing.Iterable", "typing.MutableSequence", "builtins.list",
+    "builtins.tuple", "collections.abc.Sequence", "collections.abc.Iterable", "typing_extensions.List",
+    "typing_extensions.Tuple", "typing_extensions.Sequence",
+})
+_NUMBER_ANNOTATIONS = frozenset({"builtins.int", "builtins.float", "builtins.bool"})
+
+
+def _number_sequence(annotation, resolver: resolve.Resolver) -> bool:
+    """List[int], Tuple[int, ...], Tuple[int, int], Sequence[float], list[int]: Python numbers only."""
+    if not isinstance(annotation, nodes.Subscript) or resolver.qualname(annotation.value) not in _SEQUENCE_ANNOTATIONS:
+        return False
+    items = annotation.slice.elts if isinstance(annotation.slice, nodes.Tuple) else [annotation.slice]
+    numbers = [i for i in items if not (isinstance(i, nodes.Const) and i.value is Ellipsis)]
+    return bool(numbers) and all(resolver.qualname(i) in _NUMBER_ANNOTATIONS for i in numbers)
+
+
+def _stored_on_self(node) -> bool:
+    """`self.table`: an attribute of the cell."""
+    return isinstance(node, nodes.Attribute) and isinstance(node.expr, nodes.Name) and node.expr.name == "self"
+
+
 def _param_value(name: str, default, annotation, resolver: resolve.Resolver) -> Value:
     if annotation is not None:
         qualname = resolver.qualname(_optional_of(annotation, resolver))
-        if qualname in _SCALAR_ANNOTATIONS:
+        if qualname in _SCALAR_ANNOTATIONS or _number_sequence(_optional_of(annotation, resolver), resolver):
             return unknown_default(literal(default), name, default) if isinstance(default, nodes.Const) else CONST
         if qualname in msn.TENSOR_CLASSES or qualname in msn.PARAMETER_CLASSES:
             return VAR_TENSOR

@@ -33,6 +33,7 @@ REPLACEMENT_SOURCES = {
     "numpy": ("mindspore.ops", "mindspore.numpy"),
     "scipy.special": ("mindspore.ops",),
     "scipy.linalg": ("mindspore.scipy.linalg", "mindspore.ops"),
+    "scipy.optimize": ("mindspore.scipy.optimize",),
     "math": ("mindspore.ops",),
 }
 
