@@ -586,9 +586,11 @@ class Interpreter:
                     return HOST
                 negated = frozenset({"bool"}) if operand.is_var else _negated_default(operand)
                 return Value(operand.kind, negated)
-            if node.op == "~" and operand.has("tensor") and not operand.tags & {"host", "ndarray", "scalar"}:
-                # MindSpore 2.10 (GRAPH_MODE) gives a Bool tensor for ~ on int, uint8, float and bool tensors
-                return Value(operand.kind, operand.tags | {"bool"})
+            if node.op == "~" and (operand.has("tensor") and not operand.tags & {"host", "ndarray", "scalar"}
+                                   or operand.is_var and not operand.tags):
+                # MindSpore 2.10 (GRAPH_MODE) gives a Bool tensor for ~ on int, uint8, float and bool tensors;
+                # a graph value with no tags is an input whose tensor tag a join dropped (Optional[Tensor])
+                return Value(operand.kind, operand.tags | {"tensor", "bool"})
             return Value(operand.kind, operand.tags, None, None)
         if isinstance(node, (nodes.Tuple, nodes.List)):
             elements = tuple(self._eval(e, state) for e in node.elts)

@@ -171,6 +171,32 @@ class Net(nn.Cell):
     assert findings == []
 
 
+def test_inverted_optional_input_is_a_mask(project):
+    # videomae: the parent passes an Optional[Tensor] defaulting to None; ~ of it is still Bool
+    findings = lint(project, """
+from typing import Optional
+
+
+class Embeddings(nn.Cell):
+    def construct(self, x, bool_masked_pos):
+        if bool_masked_pos is not None:
+            x = x[~bool_masked_pos]
+        return x
+
+
+class Model(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.embeddings = Embeddings()
+
+    def construct(self, x, bool_masked_pos: Optional[Tensor] = None, n: Optional[int] = None):
+        if n is not None:
+            x = x[~n]
+        return self.embeddings(x, bool_masked_pos)
+""", "MS401")
+    assert lines(findings) == [11]
+
+
 def test_boolean_mask_in_a_tuple_index_and_on_an_init_tensor(project):
     findings = lint(project, """
 class Net(nn.Cell):
