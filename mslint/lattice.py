@@ -261,7 +261,7 @@ def _identity(value: "Value") -> tuple:
 _BOOL_METHODS = frozenset({
     "isnan", "isinf", "isfinite", "isneginf", "isposinf", "logical_and", "logical_or", "logical_not",
     "logical_xor", "eq", "ne", "gt", "lt", "ge", "le", "greater", "less", "greater_equal", "less_equal",
-    "equal", "not_equal", "isclose", "bool", "has_nan", "signbit",
+    "equal", "not_equal", "isclose", "bool", "has_nan", "signbit", "all", "any",
 })
 _STATIC_OPS = frozenset({"shape", "rank", "dtype", "size", "dyn_shape_static", "get_shape"})
 # Ops that move or copy elements without changing them: a boolean input gives a boolean output.
@@ -273,8 +273,11 @@ _LAYOUT_OPS = frozenset({
 # Primitives (ops.Greater()(x, y), ...) whose output is a boolean tensor.
 _BOOL_PRIMITIVES = frozenset({
     "Greater", "GreaterEqual", "Less", "LessEqual", "Equal", "NotEqual", "LogicalAnd", "LogicalOr", "LogicalNot",
-    "LogicalXor", "IsNan", "IsInf", "IsFinite", "IsClose",
+    "LogicalXor", "IsNan", "IsInf", "IsFinite", "IsClose", "ReduceAll", "ReduceAny",
 })
+# Ops that join tensors (boolean when every tensor joined is) and that pick between two (boolean when both are).
+_JOINING_OPS = frozenset({"cat", "concat", "concatenate", "stack", "hstack", "vstack"})
+_PICKING_OPS = frozenset({"where", "select"})
 _RANDOM_OPS = frozenset({
     "uniform", "standard_normal", "normal", "randint", "rand", "randn", "rand_like", "randn_like", "randint_like",
     "shuffle", "multinomial", "random_categorical", "gamma", "poisson", "standard_laplace", "dropout", "bernoulli",
@@ -590,6 +593,11 @@ class Interpreter:
                     return HOST
                 negated = frozenset({"bool"}) if operand.is_var else _negated_default(operand)
                 return Value(operand.kind, negated)
+            if node.op == "~" and (operand.has("tensor") and not operand.tags & {"host", "ndarray", "scalar"}
+                                   or operand.is_var and not operand.tags):
+                # MindSpore 2.10 (GRAPH_MODE) gives a Bool tensor for ~ on int, uint8, float and bool tensors;
+                # a graph value with no tags is an input whose tensor tag a join dropped (Optional[Tensor])
+                return Value(operand.kind, operand.tags | {"tensor", "bool"})
             return Value(operand.kind, operand.tags, None, None)
         if isinstance(node, (nodes.Tuple, nodes.List)):
             elements = tuple(self._eval(e, state) for e in node.elts)
@@ -870,7 +878,7 @@ class Interpreter:
                 return Value(Kind(arg_kind), _host_tags(list(args) + list(kwargs.values())))
             return Value(Kind(arg_kind))
         if kind == resolve.MINDSPORE:
-            return self._mindspore_call(qualname, last, node, args, kwargs, arg_kind)
+            return self._mindspore_call(qualname, last, node, args, kwargs, arg_kind, state)
         if kind in (resolve.STDLIB, resolve.THIRD_PARTY):
             array = qualname.startswith("numpy.") and (
                 last in _NUMPY_ARRAY_BUILDERS
@@ -891,13 +899,15 @@ class Interpreter:
             return _unknown_result(arg_kind)
         return _unknown_result(arg_kind)
 
-    def _mindspore_call(self, qualname, last, node, args, kwargs, arg_kind: Kind) -> Value:
+    def _mindspore_call(self, qualname, last, node, args, kwargs, arg_kind: Kind,
+                        state: Optional[FunctionValues] = None) -> Value:
         if qualname in msn.MUTABLE:
             return Value(Kind.VAR, frozenset({"mutable"}))
         if qualname in msn.PARAMETER_CLASSES:
             return Value(Kind.VAR, frozenset({"tensor", "parameter"}))
         if qualname in msn.TENSOR_CLASSES:
-            return Value(Kind(arg_kind), frozenset({"tensor"}))
+            boolean = state is not None and _bool_tensor_literal(node, state, self._is_bool_dtype)
+            return Value(Kind(arg_kind), frozenset({"tensor", "bool"} if boolean else {"tensor"}))
         if msn.is_cell_class_name(qualname):
             tags = {"cell", "cell_list"} if last in ("CellList", "SequentialCell") else {"cell"}
             return Value(Kind.CONST, frozenset(tags), qualname)
@@ -916,6 +926,8 @@ class Interpreter:
             tags.add("bool")
         elif last in _FILLING_OPS and any(self._is_bool_dtype(a) for a in call_arguments(node)):
             tags.add("bool")  # ops.fill(ms.bool_, shape, True), ops.ones(shape, ms.bool_)
+        elif state is not None and _boolean_join_or_pick(qualname, last, node, args, state):
+            tags.add("bool")  # mint.cat([m, ~m]), mint.where(c, m, True)
         if arg_kind == Kind.VAR and (last in DYNAMIC_SHAPE_OPS or _keeps_dynamic(last, args)):
             tags.add("dynamic")
         return Value(Kind(arg_kind), frozenset(tags))
@@ -1038,6 +1050,67 @@ class Interpreter:
         if node is None or node is False or node == []:
             return False
         return self.resolver.qualname(node) in _BOOL_DTYPES
+
+
+def _boolean(value: Value) -> bool:
+    """A boolean tensor (or a mask built from what the analysis cannot follow, as a comparison of it is)."""
+    return value.has("bool") and bool(value.tags & {"tensor", "opaque"}) and not value.tags & {"host", "scalar"}
+
+
+def _bool_literal(node) -> bool:
+    return isinstance(node, nodes.Const) and isinstance(node.value, bool)
+
+
+def _boolean_join_or_pick(qualname: str, last: str, node: nodes.Call, args: List[Value],
+                          state: "FunctionValues") -> bool:
+    """`mint.cat([m, ~m], dim=1)`, `ops.stack((a, b))` of boolean tensors; `mint.where(c, m, True)`,
+    `ops.select(c, a, b)` whose two branches are boolean (a tensor or a Python bool)."""
+    if last in _JOINING_OPS:
+        sequence = node.args[0] if node.args else None
+        for name in ("tensors", "input_x", "x", "arrays", "input"):
+            sequence = sequence if sequence is not None else _keyword(node, name)
+        if isinstance(sequence, (nodes.List, nodes.Tuple)):
+            if any(isinstance(e, nodes.Starred) for e in sequence.elts):
+                return False
+            elements = [state.values.get(e, UNKNOWN) for e in sequence.elts]
+        else:
+            elements = list(args[0].elements or ()) if args and not isinstance(sequence, nodes.Starred) else []
+        return bool(elements) and all(_boolean(e) for e in elements)
+    if last in _PICKING_OPS and (last == "where" or qualname.startswith("mindspore.ops.")):
+        if len(node.args) == 3:
+            branches = node.args[1:]
+        else:
+            branches = [node.args[1] if len(node.args) > 1 else _keyword(node, "input") or _keyword(node, "x"),
+                        _keyword(node, "other") or _keyword(node, "y")]
+        if any(b is None or isinstance(b, nodes.Starred) for b in branches) or len(node.args) > 3:
+            return False
+        return all(_bool_literal(b) or _boolean(state.values.get(b, UNKNOWN)) for b in branches)
+    return False
+
+
+def _bool_tensor_literal(node: nodes.Call, state: "FunctionValues",
+                         is_bool_dtype: Callable[[nodes.NodeNG], bool]) -> bool:
+    """`ms.tensor([True])`, `Tensor(False)`, `ms.tensor([True], dtype=m.dtype)` with m boolean."""
+    data = node.args[0] if node.args else _keyword(node, "input_data") or _keyword(node, "data")
+    dtype = node.args[1] if len(node.args) > 1 else _keyword(node, "dtype")
+    if isinstance(data, (nodes.List, nodes.Tuple)):
+        literal_data = bool(data.elts) and all(_bool_literal(e) for e in data.elts)
+    else:
+        literal_data = _bool_literal(data)
+    if not literal_data:
+        return False
+    if dtype is None or (isinstance(dtype, nodes.Const) and dtype.value is None):
+        return True
+    if isinstance(dtype, nodes.Attribute) and dtype.attrname == "dtype":
+        return _boolean(state.values.get(dtype.expr, UNKNOWN))
+    return is_bool_dtype(dtype)
+
+
+def _keyword(call: nodes.Call, name: str):
+    for keyword in call.keywords or ():
+        if keyword.arg == name:
+            return keyword.value
+    return None
 
 
 def positional_values(call: nodes.Call, value_of: Callable[[nodes.NodeNG], Value]) -> List[Value]:

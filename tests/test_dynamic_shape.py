@@ -117,6 +117,86 @@ class Net(nn.Cell):
     assert "boolean-mask indexing 'x[mask]'" in findings[0].message
 
 
+@pytest.mark.parametrize("mask", [
+    "(x == 0).all(-1)",                                   # all/any give Bool whatever their input
+    "(x > 0).any(1)",
+    "x.any(-1)",
+    "ops.all(x > 0, 1)",
+    "mint.any(x, dim=-1)",
+    "~valid",                                             # MindSpore's ~ gives Bool for every dtype
+    "~(x == 0).all(-1)",
+    "mint.cat([x > 0, ~(x > 0)], dim=1)",                 # joins of boolean tensors
+    "ops.stack((x > 0, x < 5))",
+    "ops.concat((x > 0, ops.isnan(x)), 0)",
+    "mint.where((x > 0).any(), x > 0, Tensor([True]))",   # picks between boolean branches
+    "mint.where(x > 0, x < 5, ms.tensor([True], dtype=(x > 0).dtype))",
+    "ops.where(x > 0, x < 5, False)",
+    "ops.select(x > 0, x < 5, x > 9)",
+])
+def test_masks_known_boolean_through_reductions_inversion_joins_and_picks(project, mask):
+    findings = lint(project, f"""
+class Net(nn.Cell):
+    def construct(self, x, valid):
+        mask = {mask}
+        y = x[mask]
+        return y
+""", "MS401")
+    assert lines(findings) == [8]
+    assert "boolean-mask indexing 'x[mask]'" in findings[0].message
+
+
+@pytest.mark.parametrize("statement", [
+    "y = x[(x == 0).sum(-1)]",                  # a count, not a mask: an integer gather
+    "y = x[index]",
+    "y = x[-index]",
+    "y = x[~n]",                                # ~ on a Python int is bitwise not
+    "y = x[mint.cat([index, index])]",          # joins of integer indices
+    "y = x[mint.cat([x > 0, index])]",
+    "y = x[ops.stack((x > 0, index))]",
+    "y = x[ops.where(x > 0, index, 0)]",        # a pick with an integer branch
+    "y = x[mint.where(x > 0, x > 1, index)]",
+    "y = x[mint.where(x > 0, True, 0)]",
+    "y = x[ms.tensor([1, 0], dtype=ms.int32)]",
+    "y = x[Tensor([True, False], ms.int32)]",
+    "y = x[0] if (x == 0).all() else x[1]",     # all() as a condition, not an index
+    "y = ops.masked_fill(x, ~(x > 0).any(-1, keep_dims=True), 0.0)",
+])
+def test_integer_indices_and_conditions_are_not_masks(project, statement):
+    findings = lint(project, f"""
+class Net(nn.Cell):
+    def construct(self, x, index: Tensor, n: int):
+        {statement}
+        return y
+""", "MS401")
+    assert findings == []
+
+
+def test_inverted_optional_input_is_a_mask(project):
+    # videomae: the parent passes an Optional[Tensor] defaulting to None; ~ of it is still Bool
+    findings = lint(project, """
+from typing import Optional
+
+
+class Embeddings(nn.Cell):
+    def construct(self, x, bool_masked_pos):
+        if bool_masked_pos is not None:
+            x = x[~bool_masked_pos]
+        return x
+
+
+class Model(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.embeddings = Embeddings()
+
+    def construct(self, x, bool_masked_pos: Optional[Tensor] = None, n: Optional[int] = None):
+        if n is not None:
+            x = x[~n]
+        return self.embeddings(x, bool_masked_pos)
+""", "MS401")
+    assert lines(findings) == [11]
+
+
 def test_boolean_mask_in_a_tuple_index_and_on_an_init_tensor(project):
     findings = lint(project, """
 class Net(nn.Cell):
@@ -728,3 +808,64 @@ for kind in ("ones", "arange", "fill", "data", "integer index"):
     shapes = dict(line.rsplit(" ", 1) for line in result.stdout.splitlines() if line.endswith(("static", "dynamic")))
     assert shapes == {"ones": "dynamic", "arange": "dynamic", "fill": "dynamic", "data": "dynamic",
                       "integer index": "static"}, result.stdout + result.stderr[-2000:]
+
+
+BOOLEAN_MASKS = HEADER + """\
+from mindspore.ops import functional as F
+import numpy as np
+
+
+class Probe(nn.Cell):
+    def __init__(self, kind):
+        super().__init__()
+        self.kind = kind
+
+    def construct(self, x, t, index):
+        p = t > 0
+        if self.kind == "all of a comparison":
+            y = x[(x == 0).all(-1)]
+        elif self.kind == "any of floats":
+            y = x[(x + 1).any(-1)]
+        elif self.kind == "invert an int input":
+            y = x[~index]
+        elif self.kind == "cat of masks":
+            y = x[:, :2][mint.cat([p, ~p], dim=1)]
+        elif self.kind == "where of masks":
+            y = x[:, :1][mint.where(p.any(), p, ms.tensor([True], dtype=p.dtype))]
+        elif self.kind == "where with a bool literal":
+            y = x[:, :1][ops.where(p, p, True)]
+        elif self.kind == "sum of a comparison":
+            y = x[(x == 0).sum(-1)]
+        else:
+            y = x[index]
+        return F.isconstant(y.shape[0])
+"""
+
+
+@pytest.mark.mindspore
+@pytest.mark.skipif(importlib.util.find_spec("mindspore") is None, reason="needs the mindspore extra")
+def test_mindspore_masks_from_reductions_inversion_joins_and_picks_are_dynamic(tmp_path):
+    program = BOOLEAN_MASKS + """
+ms.set_context(mode=ms.GRAPH_MODE)
+x = Tensor(np.array([[0, 0], [1, 0], [0, 0], [2, 3]], np.float32))
+t = Tensor(np.array([[1.0], [-1.0], [2.0], [0.0]], np.float32))
+index = Tensor(np.array([0, 1, 1, 0], np.int32))
+for kind in ("all of a comparison", "any of floats", "invert an int input", "cat of masks", "where of masks",
+             "where with a bool literal", "sum of a comparison", "integer index"):
+    print(kind, "static" if Probe(kind)(x, t, index) else "dynamic")
+
+
+class Invert(nn.Cell):
+    def construct(self, m):
+        return ~m
+
+
+print("invert int32 dtype", Invert()(index).dtype)
+"""
+    (tmp_path / "probe.py").write_text(program)
+    result = subprocess.run([sys.executable, "probe.py"], cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    shapes = dict(line.rsplit(" ", 1) for line in result.stdout.splitlines() if line.endswith(("static", "dynamic")))
+    assert shapes == {"all of a comparison": "dynamic", "any of floats": "dynamic", "invert an int input": "dynamic",
+                      "cat of masks": "dynamic", "where of masks": "dynamic", "where with a bool literal": "dynamic",
+                      "sum of a comparison": "static", "integer index": "static"}, result.stdout + result.stderr[-2000:]
+    assert "invert int32 dtype Bool" in result.stdout

@@ -69,3 +69,39 @@ def test_layout_ops_keep_a_boolean_input_boolean(tmp_path):
     assert found["a"].has("bool") and found["b"].has("bool") and found["c"].has("bool")
     assert found["e"].has("bool")
     assert not found["d"].has("bool") and found["d"].is_var
+
+
+def test_reductions_inversion_joins_picks_and_literals_that_are_boolean(tmp_path):
+    found = values_of_assigned("""
+        import mindspore as ms
+        from mindspore import mint, nn, ops, tensor
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.reduce_any = ops.ReduceAny(keep_dims=False)
+
+            def construct(self, x, m, idx: ms.Tensor, n: int):
+                p = x > 0
+                a = (x == 0).all(-1)
+                b = self.reduce_any(x, 1)
+                c = ~m
+                d = ~n
+                e = mint.cat([p, ~p], dim=1)
+                f = mint.where(p.any(), p, tensor([True]))
+                g = ms.tensor([True], dtype=p.dtype)
+                h = ops.select(p, p, False)
+                pair = (p, ~p)
+                i = ops.stack(pair)
+                s = (x == 0).sum(-1)
+                j = mint.cat([p, idx])
+                k = mint.where(p, idx, p)
+                l = tensor([1, 0])
+                o = tensor([True], dtype=ms.int32)
+                return a, b, c, d, e, f, g, h, i, s, j, k, l, o
+    """, tmp_path)
+    for name in ("a", "b", "c", "e", "f", "h", "i"):
+        assert found[name].is_var and found[name].has("bool") and found[name].has("tensor"), name
+    assert found["g"].is_const and found["g"].has("bool") and found["g"].has("tensor")
+    for name in ("d", "s", "j", "k", "l", "o"):
+        assert not found[name].has("bool"), name
