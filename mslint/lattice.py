@@ -16,6 +16,7 @@ from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Set, Tup
 
 from astroid import nodes
 
+from mslint import data
 from mslint import mindspore_names as msn
 from mslint import resolve
 from mslint.classes import ClassIndex, call_arguments, is_static_method
@@ -299,6 +300,9 @@ _TENSOR_METHODS = _BOOL_METHODS | _LAYOUT_OPS | _SCALAR_REDUCTIONS | frozenset({
     "sub", "div", "bmm", "mm", "unbind", "narrow", "select", "where",
 })
 _FILLING_METHODS = frozenset({"append", "extend", "insert", "add", "update", "setdefault"})
+# Reads of a dict's entries: on a value taken for a tensor they hold what its subscript would
+# (`e.get("extra")` as `e["extra"]`, an input's part); its keys are no tensor, and show it is a dict.
+_ENTRY_READS = frozenset({"get", "values", "items", "pop", "setdefault"})
 _CONST_BUILTINS = frozenset({"len", "isinstance", "issubclass", "range", "type", "hasattr", "getattr", "callable", "id"})
 
 
@@ -774,6 +778,8 @@ class Interpreter:
             receiver = state.values.get(node.func.expr, UNKNOWN)
             if node.func.attrname in _FILLING_METHODS and not receiver.has("tensor"):
                 self._fill(node.func.expr, receiver, list(args) + list(kwargs.values()), state)
+            if node.func.attrname == "keys" and _guessed_tensor(receiver):
+                self._not_a_tensor(node.func.expr, receiver, state)
             return self._method_call(node.func.attrname, receiver, node, args, kwargs, arg_kind, state)
         project_class = self.resolve_class(node.func)
         if project_class is not None:
@@ -782,6 +788,31 @@ class Interpreter:
         if returned is not None:
             return returned
         return _unknown_result(arg_kind)  # a call the analysis cannot resolve (a callable passed in, an adapter)
+
+    @staticmethod
+    def _not_a_tensor(expr, receiver: Value, state: FunctionValues) -> None:
+        """`sizes.keys()` on a `sizes` taken for a tensor (a root's `sizes=None`, what a caller passed on):
+        it is a dict whose keys the code walks, so what it holds is unknown (`sizes[k]` is no evidence
+        of a tensor), here and after."""
+        if isinstance(expr, nodes.Name) and state.env.get(expr.name) is receiver:
+            state.env[expr.name] = Value(Kind.VAR, _OPAQUE_TAGS, None, receiver.elements)
+
+    @staticmethod
+    def _shape_numbers(node, state: FunctionValues) -> bool:
+        """`[s.shape[0] for s in seqs]`, `(len(t) for t in ts)`: a comprehension whose elements are
+        compile-time constants, over graph values (a loop the compiler unrolls; its length is known
+        when it compiles), not over what the interpreter computed at run time (`arr.tolist()`)."""
+        if not isinstance(node, (nodes.ListComp, nodes.GeneratorExp, nodes.SetComp)):
+            return False
+        element = state.values.get(node.elt)
+        if element is None or not element.is_const:
+            return False
+        for generator in node.generators:
+            iterable = state.values.get(generator.iter)
+            if iterable is None or generator.ifs or iterable.has("dynamic") or \
+                    not (iterable.is_const or is_graph_value(iterable)):
+                return False
+        return True
 
     def _isinstance_known(self, value: Value, classes: nodes.NodeNG) -> Optional[bool]:
         """isinstance() of a graph value, where the compiler knows the answer: a graph value is a
@@ -819,6 +850,9 @@ class Interpreter:
                 return DYNAMIC_SCALAR if last == "len" and args and args[0].has("dynamic") else CONST
             if host_result(list(args) + list(kwargs.values())):
                 return HOST  # int(arr.sum()), list(x.asnumpy()): Python work on the interpreter's values
+            if last in ("min", "max", "sum") and len(node.args) == 1 and not kwargs and \
+                    self._shape_numbers(node.args[0], state):
+                return CONST  # max([s.shape[0] for s in seqs]): the longest of compile-time ints
             if last in ("int", "float", "bool", "round", "abs", "min", "max", "sum", "pow", "divmod"):
                 if _all_variables_have(list(args) + list(kwargs.values()), "opaque"):
                     return OPAQUE  # int(n) of an n nothing is known about
@@ -957,6 +991,11 @@ class Interpreter:
             return Value(Kind(arg_kind), frozenset({"tensor"}))
         if isinstance(receiver.node, nodes.ClassDef) and not receiver.has("tensor"):
             return self._object_method(name, receiver, args, kwargs, arg_kind)
+        if receiver.is_var and not receiver.tags & {"ndarray", "host", "opaque"} and \
+                name not in data.tensor_attributes() and name not in _ENTRY_READS:
+            # `cache.get_max_cache_shape()`, `sizes.keys()` on an input guessed to be a tensor (`cache=None`):
+            # a Tensor has no such method, so the receiver is something else and so is what it returns
+            return OPAQUE
         if receiver.has("opaque"):
             # `out.ne(0)`, `feats.sum()`: only a tensor has such a method; anything else stays unknown
             if name not in _TENSOR_METHODS:
@@ -1229,6 +1268,11 @@ def _draws_an_array(name: str, call: nodes.Call) -> bool:
     has_size = any(k.arg == "size" and not (isinstance(k.value, nodes.Const) and k.value.value is None)
                    for k in call.keywords or ())
     return has_size or len(call.args) > arity
+
+
+def _guessed_tensor(value: Value) -> bool:
+    """A graph value taken for a tensor (no NumPy array, host value or unresolved result)."""
+    return value.is_var and value.has("tensor") and not value.tags & {"ndarray", "host", "opaque", "parameter"}
 
 
 def _keeps_dynamic(name: str, args) -> bool:
