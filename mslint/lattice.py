@@ -1218,6 +1218,47 @@ def _optional_of(annotation, resolver: resolve.Resolver):
 
 
 _OPTIONAL = frozenset({"typing.Optional", "typing_extensions.Optional"})
+# Generic containers and unions whose arguments say what they hold (`Tuple[int, int]`, `List[int]`).
+_ANNOTATION_CONTAINERS = frozenset({
+    "typing.Tuple", "typing.List", "typing.Sequence", "typing.MutableSequence", "typing.Iterable",
+    "typing.Dict", "typing.Mapping", "typing.MutableMapping", "typing.Set", "typing.FrozenSet",
+    "typing.Optional", "typing.Union", "typing_extensions.Optional", "typing_extensions.Union",
+    "builtins.tuple", "builtins.list", "builtins.dict", "builtins.set", "builtins.frozenset",
+    "collections.abc.Sequence", "collections.abc.Iterable", "collections.abc.Mapping",
+    "collections.abc.MutableMapping", "collections.abc.MutableSequence",
+})
+
+
+def _scalars_only(annotation, resolver: resolve.Resolver, depth: int) -> bool:
+    """An annotation that holds Python scalars only: `Tuple[int, int]`, `Tuple[int, ...]`, `List[int]`,
+    `Optional[Tuple[int, int]]`, `Mapping[str, int]`, `int | None`, and a module-level alias of one
+    (`ModalitySizeType = Mapping[str, int]`).  A bare `tuple` or `list` says nothing about its elements."""
+    if depth > 6 or annotation is None:
+        return False
+    if isinstance(annotation, nodes.Const):
+        return annotation.value is None or annotation.value is Ellipsis  # `Optional`'s None, `Tuple[int, ...]`
+    if isinstance(annotation, nodes.Subscript):
+        if resolver.qualname(annotation.value) not in _ANNOTATION_CONTAINERS:
+            return False
+        arguments = annotation.slice.elts if isinstance(annotation.slice, nodes.Tuple) else [annotation.slice]
+        return bool(arguments) and all(_scalars_only(a, resolver, depth + 1) for a in arguments)
+    if isinstance(annotation, nodes.BinOp) and annotation.op == "|":
+        return _scalars_only(annotation.left, resolver, depth + 1) and \
+            _scalars_only(annotation.right, resolver, depth + 1)
+    if not isinstance(annotation, (nodes.Name, nodes.Attribute)):
+        return False
+    qualname = resolver.qualname(annotation)
+    if qualname in _SCALAR_ANNOTATIONS or qualname == "builtins.None":
+        return True
+    if qualname is None and isinstance(annotation, nodes.Name):  # a type alias bound once in this module
+        try:
+            scope, assigns = resolver.lookup(annotation, annotation.name)
+        except Exception:
+            return False
+        if isinstance(scope, nodes.Module) and len(assigns) == 1 and isinstance(assigns[0], nodes.AssignName) \
+                and isinstance(assigns[0].parent, nodes.Assign) and len(assigns[0].parent.targets) == 1:
+            return _scalars_only(assigns[0].parent.value, resolver, depth + 1)
+    return False
 
 
 def _param_value(name: str, default, annotation, resolver: resolve.Resolver) -> Value:
@@ -1227,6 +1268,8 @@ def _param_value(name: str, default, annotation, resolver: resolve.Resolver) -> 
             return unknown_default(literal(default), name, default) if isinstance(default, nodes.Const) else CONST
         if qualname in msn.TENSOR_CLASSES or qualname in msn.PARAMETER_CLASSES:
             return VAR_TENSOR
+        if _scalars_only(annotation, resolver, 0):
+            return CONST  # `dims: Tuple[int, int]`, `sizes: Mapping[str, int]`: Python numbers, folded when compiled
     if isinstance(default, nodes.Const) and default.value is not None:
         return unknown_default(literal(default), name, default)  # `training=False`, `k=3`: chosen by the caller
     return VAR_TENSOR

@@ -315,3 +315,26 @@ class Net(nn.Cell):
         return x[:n]
 """, select=("MS403",))
     assert codes_by_line(found) == {9: ["MS403"]}
+
+
+def test_an_input_annotated_as_ints_is_ints(project):
+    # modeling_swinv2.py:805: `input_dimensions: Tuple[int, int]`, then `height, width = input_dimensions`
+    found = lint(project, """
+from typing import Dict, List, Mapping, Optional, Tuple
+
+SizeMap = Mapping[str, int]
+
+
+class Net(nn.Cell):
+    def construct(self, x, dims: Tuple[int, int], sizes: SizeMap, starts: Optional[List[int]] = None,
+                  ends: "Dict[str, int] | None" = None, n: ms.Tensor = None, parts: Tuple[ms.Tensor, int] = None):
+        h, w = dims
+        a = x[:, :h, :w]
+        b = x[:, :sizes["a"]]
+        c = x[:, starts[0]:]
+        d = x[:, :n]
+        e = x[:, :parts[0]]
+        return a, b, c, d, e
+""", select=("MS403",))
+    assert codes_by_line(found) == {17: ["MS403"], 18: ["MS403"]}
+
