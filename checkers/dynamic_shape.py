@@ -142,9 +142,11 @@ def _guessed_input_arithmetic(ctx: ModuleContext, node, gf: GraphFunction, depth
     if isinstance(node, (nodes.Tuple, nodes.List)):
         return all(_guessed_input_arithmetic(ctx, element, gf, depth + 1) for element in node.elts)
     if isinstance(node, nodes.Subscript):
-        if ctx.value(node.slice, gf).is_const and isinstance(node.value, nodes.Name) and \
-                _guessed_input_arithmetic(ctx, node.value, gf, depth + 1):
-            return True  # an input's part, as `boxes, k = in_args` is: `cache["slen"]`, `sizes[0]`
+        if isinstance(node.value, nodes.Name) and _guessed_input_arithmetic(ctx, node.value, gf, depth + 1) and \
+                _guessed_input_arithmetic(ctx, node.slice, gf, depth + 1):
+            # an input's part, as `boxes, k = in_args` is: `cache["slen"]`, `sizes[0]`, `sizes[k]` with
+            # `for k in sizes`
+            return True
         # a sequence not known to be a tensor indexed by an input: `self.starts[i]`
         return not ctx.value(node.value, gf).is_var and _guessed_input_arithmetic(ctx, node.slice, gf, depth + 1)
     if not isinstance(node, nodes.Name):
@@ -163,10 +165,31 @@ def _guessed_binding(ctx: ModuleContext, binding, gf: GraphFunction, depth: int)
     while isinstance(target.parent, (nodes.Tuple, nodes.List, nodes.Starred)):
         target = target.parent
     assign = target.parent
+    if isinstance(assign, nodes.For) and assign.target is target:
+        return _guessed_iterable(ctx, assign.iter, gf, depth + 1)  # `for k in sizes`: an input's part
     if isinstance(assign, nodes.Assign) and target in assign.targets or \
             isinstance(assign, nodes.AugAssign) and assign.target is binding:
         return _guessed_input_arithmetic(ctx, assign.value, gf, depth + 1)
     return False
+
+
+_ITERATING_BUILTINS = frozenset({"builtins.sorted", "builtins.list", "builtins.tuple", "builtins.reversed",
+                                 "builtins.enumerate", "builtins.zip"})
+
+
+def _guessed_iterable(ctx: ModuleContext, node, gf: GraphFunction, depth: int) -> bool:
+    """What a loop over an input runs through: the input, `sizes.keys()` / `.values()` / `.items()`,
+    `sorted(...)`, `enumerate(...)`, `zip(...)` of such."""
+    if depth > 8:
+        return False
+    if isinstance(node, nodes.Call) and not node.keywords:
+        func = node.func
+        if isinstance(func, nodes.Attribute) and func.attrname in ("keys", "values", "items") and not node.args:
+            return _guessed_iterable(ctx, func.expr, gf, depth + 1)
+        if ctx.qualname(func) in _ITERATING_BUILTINS and node.args:
+            return all(_guessed_iterable(ctx, argument, gf, depth + 1) for argument in node.args)
+        return False
+    return _guessed_input_arithmetic(ctx, node, gf, depth)
 
 
 def _unannotated_parameter(arguments: nodes.Arguments, name: str) -> bool:

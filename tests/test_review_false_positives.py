@@ -338,3 +338,18 @@ class Net(nn.Cell):
 """, select=("MS403",))
     assert codes_by_line(found) == {17: ["MS403"], 18: ["MS403"]}
 
+
+def test_a_loop_key_of_an_input_container_is_an_input(project):
+    # the review's reduction of modeling_perceiver.py:2452 (`sizes["a"]` was already quiet)
+    found = lint(project, """
+class Net(nn.Cell):
+    def construct(self, x, sizes=None, lengths: ms.Tensor = None):
+        for k in sizes:
+            n = sizes[k]
+        head = x[:, :n]
+        for k in lengths:
+            m = lengths[k]
+        return head, x[:, :m]
+""", select=("MS403",))
+    assert codes_by_line(found) == {12: ["MS403"]}
+    assert "the bound 'm'" in found[0].message
