@@ -295,10 +295,12 @@ def _call_detections(ctx: ModuleContext, op: _Call, gf: GraphFunction) -> Iterat
         return
     call = op.call
     if _is_producer(ctx, op, gf):
+        constants = ", which is built from constants, but MindSpore does not fold it" \
+            if ctx.value(call, gf).is_const else ""
         yield Detection(
             DYNAMIC_SHAPE_OP, call,
-            f"{_op_named(op)} has a dynamic output shape (its length depends on the values of its input): "
-            f"{_COST}",
+            f"{_op_named(op)} has a dynamic output shape (its length depends on the values of its "
+            f"input{constants}): {_COST}",
             gf,
         )
     elif op.name in ("topk", "TopK"):
@@ -341,8 +343,10 @@ def _is_producer(ctx: ModuleContext, op: _Call, gf: GraphFunction) -> bool:
             return False
     elif op.name not in (_PRODUCER_METHODS if op.form == "method" or op.namespace == "Tensor" else _PRODUCERS):
         return False
-    if ctx.value(call, gf).is_const:
-        return False  # built from constants only: folded at compile time
+    if op.name in ("bincount", "Bincount") and ctx.value(call, gf).is_const:
+        # checked on MindSpore 2.10: bincount of constants has a static shape; nonzero, unique,
+        # masked_select, argwhere, unique_consecutive of constants are not folded (dynamic)
+        return False
     if op.name in _UNIQUE and _only_inverse_used(ctx, call, gf):
         return False
     return True
