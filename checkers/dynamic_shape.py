@@ -142,9 +142,11 @@ def _guessed_input_arithmetic(ctx: ModuleContext, node, gf: GraphFunction, depth
     if isinstance(node, (nodes.Tuple, nodes.List)):
         return all(_guessed_input_arithmetic(ctx, element, gf, depth + 1) for element in node.elts)
     if isinstance(node, nodes.Subscript):
-        if ctx.value(node.slice, gf).is_const and isinstance(node.value, nodes.Name) and \
-                _guessed_input_arithmetic(ctx, node.value, gf, depth + 1):
-            return True  # an input's part, as `boxes, k = in_args` is: `cache["slen"]`, `sizes[0]`
+        if isinstance(node.value, nodes.Name) and _guessed_input_arithmetic(ctx, node.value, gf, depth + 1) and \
+                _guessed_input_arithmetic(ctx, node.slice, gf, depth + 1):
+            # an input's part, as `boxes, k = in_args` is: `cache["slen"]`, `sizes[0]`, `sizes[k]` with
+            # `for k in sizes`
+            return True
         # a sequence not known to be a tensor indexed by an input: `self.starts[i]`
         return not ctx.value(node.value, gf).is_var and _guessed_input_arithmetic(ctx, node.slice, gf, depth + 1)
     if not isinstance(node, nodes.Name):
@@ -163,10 +165,31 @@ def _guessed_binding(ctx: ModuleContext, binding, gf: GraphFunction, depth: int)
     while isinstance(target.parent, (nodes.Tuple, nodes.List, nodes.Starred)):
         target = target.parent
     assign = target.parent
+    if isinstance(assign, nodes.For) and assign.target is target:
+        return _guessed_iterable(ctx, assign.iter, gf, depth + 1)  # `for k in sizes`: an input's part
     if isinstance(assign, nodes.Assign) and target in assign.targets or \
             isinstance(assign, nodes.AugAssign) and assign.target is binding:
         return _guessed_input_arithmetic(ctx, assign.value, gf, depth + 1)
     return False
+
+
+_ITERATING_BUILTINS = frozenset({"builtins.sorted", "builtins.list", "builtins.tuple", "builtins.reversed",
+                                 "builtins.enumerate", "builtins.zip"})
+
+
+def _guessed_iterable(ctx: ModuleContext, node, gf: GraphFunction, depth: int) -> bool:
+    """What a loop over an input runs through: the input, `sizes.keys()` / `.values()` / `.items()`,
+    `sorted(...)`, `enumerate(...)`, `zip(...)` of such."""
+    if depth > 8:
+        return False
+    if isinstance(node, nodes.Call) and not node.keywords:
+        func = node.func
+        if isinstance(func, nodes.Attribute) and func.attrname in ("keys", "values", "items") and not node.args:
+            return _guessed_iterable(ctx, func.expr, gf, depth + 1)
+        if ctx.qualname(func) in _ITERATING_BUILTINS and node.args:
+            return all(_guessed_iterable(ctx, argument, gf, depth + 1) for argument in node.args)
+        return False
+    return _guessed_input_arithmetic(ctx, node, gf, depth)
 
 
 def _unannotated_parameter(arguments: nodes.Arguments, name: str) -> bool:
@@ -272,10 +295,12 @@ def _call_detections(ctx: ModuleContext, op: _Call, gf: GraphFunction) -> Iterat
         return
     call = op.call
     if _is_producer(ctx, op, gf):
+        constants = ", which is built from constants, but MindSpore does not fold it" \
+            if ctx.value(call, gf).is_const else ""
         yield Detection(
             DYNAMIC_SHAPE_OP, call,
-            f"{_op_named(op)} has a dynamic output shape (its length depends on the values of its input): "
-            f"{_COST}",
+            f"{_op_named(op)} has a dynamic output shape (its length depends on the values of its "
+            f"input{constants}): {_COST}",
             gf,
         )
     elif op.name in ("topk", "TopK"):
@@ -318,8 +343,10 @@ def _is_producer(ctx: ModuleContext, op: _Call, gf: GraphFunction) -> bool:
             return False
     elif op.name not in (_PRODUCER_METHODS if op.form == "method" or op.namespace == "Tensor" else _PRODUCERS):
         return False
-    if ctx.value(call, gf).is_const:
-        return False  # built from constants only: folded at compile time
+    if op.name in ("bincount", "Bincount") and ctx.value(call, gf).is_const:
+        # checked on MindSpore 2.10: bincount of constants has a static shape; nonzero, unique,
+        # masked_select, argwhere, unique_consecutive of constants are not folded (dynamic)
+        return False
     if op.name in _UNIQUE and _only_inverse_used(ctx, call, gf):
         return False
     return True

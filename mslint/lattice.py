@@ -18,6 +18,7 @@ from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Set, Tup
 
 from astroid import nodes
 
+from mslint import data
 from mslint import mindspore_names as msn
 from mslint import resolve
 from mslint.classes import ClassIndex, call_arguments, is_static_method
@@ -309,6 +310,9 @@ _TENSOR_METHODS = _BOOL_METHODS | _LAYOUT_OPS | _SCALAR_REDUCTIONS | frozenset({
     "sub", "div", "bmm", "mm", "unbind", "narrow", "select", "where",
 })
 _FILLING_METHODS = frozenset({"append", "extend", "insert", "add", "update", "setdefault"})
+# Reads of a dict's entries: on a value taken for a tensor they hold what its subscript would
+# (`e.get("extra")` as `e["extra"]`, an input's part); its keys are no tensor, and show it is a dict.
+_ENTRY_READS = frozenset({"get", "values", "items", "pop", "setdefault"})
 _CONST_BUILTINS = frozenset({"len", "isinstance", "issubclass", "range", "type", "hasattr", "getattr", "callable", "id"})
 
 
@@ -804,6 +808,8 @@ class Interpreter:
             receiver = state.values.get(node.func.expr, UNKNOWN)
             if node.func.attrname in _FILLING_METHODS and not receiver.has("tensor"):
                 self._fill(node.func.expr, receiver, list(args) + list(kwargs.values()), state)
+            if node.func.attrname == "keys" and _guessed_tensor(receiver):
+                self._not_a_tensor(node.func.expr, receiver, state)
             return self._method_call(node.func.attrname, receiver, node, args, kwargs, arg_kind, state)
         project_class = self.resolve_class(node.func)
         if project_class is not None:
@@ -812,6 +818,31 @@ class Interpreter:
         if returned is not None:
             return returned
         return _unknown_result(arg_kind)  # a call the analysis cannot resolve (a callable passed in, an adapter)
+
+    @staticmethod
+    def _not_a_tensor(expr, receiver: Value, state: FunctionValues) -> None:
+        """`sizes.keys()` on a `sizes` taken for a tensor (a root's `sizes=None`, what a caller passed on):
+        it is a dict whose keys the code walks, so what it holds is unknown (`sizes[k]` is no evidence
+        of a tensor), here and after."""
+        if isinstance(expr, nodes.Name) and state.env.get(expr.name) is receiver:
+            state.env[expr.name] = Value(Kind.VAR, _OPAQUE_TAGS, None, receiver.elements)
+
+    @staticmethod
+    def _shape_numbers(node, state: FunctionValues) -> bool:
+        """`[s.shape[0] for s in seqs]`, `(len(t) for t in ts)`: a comprehension whose elements are
+        compile-time constants, over graph values (a loop the compiler unrolls; its length is known
+        when it compiles), not over what the interpreter computed at run time (`arr.tolist()`)."""
+        if not isinstance(node, (nodes.ListComp, nodes.GeneratorExp, nodes.SetComp)):
+            return False
+        element = state.values.get(node.elt)
+        if element is None or not element.is_const:
+            return False
+        for generator in node.generators:
+            iterable = state.values.get(generator.iter)
+            if iterable is None or generator.ifs or iterable.has("dynamic") or \
+                    not (iterable.is_const or is_graph_value(iterable)):
+                return False
+        return True
 
     def _isinstance_known(self, value: Value, classes: nodes.NodeNG) -> Optional[bool]:
         """isinstance() of a graph value, where the compiler knows the answer: a graph value is a
@@ -866,6 +897,9 @@ class Interpreter:
                 return CONST
             if host_result(list(args) + list(kwargs.values())):
                 return HOST  # int(arr.sum()), list(x.asnumpy()): Python work on the interpreter's values
+            if last in ("min", "max", "sum") and len(node.args) == 1 and not kwargs and \
+                    self._shape_numbers(node.args[0], state):
+                return CONST  # max([s.shape[0] for s in seqs]): the longest of compile-time ints
             if last in ("int", "float", "bool", "round", "abs", "min", "max", "sum", "pow", "divmod"):
                 if _all_variables_have(list(args) + list(kwargs.values()), "opaque"):
                     return OPAQUE  # int(n) of an n nothing is known about
@@ -1014,6 +1048,11 @@ class Interpreter:
             return Value(Kind(arg_kind), frozenset({"tensor"}))
         if isinstance(receiver.node, nodes.ClassDef) and not receiver.has("tensor"):
             return self._object_method(name, receiver, args, kwargs, arg_kind)
+        if receiver.is_var and not receiver.tags & {"ndarray", "host", "opaque"} and \
+                name not in data.tensor_attributes() and name not in _ENTRY_READS:
+            # `cache.get_max_cache_shape()`, `sizes.keys()` on an input guessed to be a tensor (`cache=None`):
+            # a Tensor has no such method, so the receiver is something else and so is what it returns
+            return OPAQUE
         if receiver.has("opaque"):
             # `out.ne(0)`, `feats.sum()`: only a tensor has such a method; anything else stays unknown
             if name not in _TENSOR_METHODS:
@@ -1342,6 +1381,47 @@ def _optional_of(annotation, resolver: resolve.Resolver):
 
 
 _OPTIONAL = frozenset({"typing.Optional", "typing_extensions.Optional"})
+# Generic containers and unions whose arguments say what they hold (`Tuple[int, int]`, `List[int]`).
+_ANNOTATION_CONTAINERS = frozenset({
+    "typing.Tuple", "typing.List", "typing.Sequence", "typing.MutableSequence", "typing.Iterable",
+    "typing.Dict", "typing.Mapping", "typing.MutableMapping", "typing.Set", "typing.FrozenSet",
+    "typing.Optional", "typing.Union", "typing_extensions.Optional", "typing_extensions.Union",
+    "builtins.tuple", "builtins.list", "builtins.dict", "builtins.set", "builtins.frozenset",
+    "collections.abc.Sequence", "collections.abc.Iterable", "collections.abc.Mapping",
+    "collections.abc.MutableMapping", "collections.abc.MutableSequence",
+})
+
+
+def _scalars_only(annotation, resolver: resolve.Resolver, depth: int) -> bool:
+    """An annotation that holds Python scalars only: `Tuple[int, int]`, `Tuple[int, ...]`, `List[int]`,
+    `Optional[Tuple[int, int]]`, `Mapping[str, int]`, `int | None`, and a module-level alias of one
+    (`ModalitySizeType = Mapping[str, int]`).  A bare `tuple` or `list` says nothing about its elements."""
+    if depth > 6 or annotation is None:
+        return False
+    if isinstance(annotation, nodes.Const):
+        return annotation.value is None or annotation.value is Ellipsis  # `Optional`'s None, `Tuple[int, ...]`
+    if isinstance(annotation, nodes.Subscript):
+        if resolver.qualname(annotation.value) not in _ANNOTATION_CONTAINERS:
+            return False
+        arguments = annotation.slice.elts if isinstance(annotation.slice, nodes.Tuple) else [annotation.slice]
+        return bool(arguments) and all(_scalars_only(a, resolver, depth + 1) for a in arguments)
+    if isinstance(annotation, nodes.BinOp) and annotation.op == "|":
+        return _scalars_only(annotation.left, resolver, depth + 1) and \
+            _scalars_only(annotation.right, resolver, depth + 1)
+    if not isinstance(annotation, (nodes.Name, nodes.Attribute)):
+        return False
+    qualname = resolver.qualname(annotation)
+    if qualname in _SCALAR_ANNOTATIONS or qualname == "builtins.None":
+        return True
+    if qualname is None and isinstance(annotation, nodes.Name):  # a type alias bound once in this module
+        try:
+            scope, assigns = resolver.lookup(annotation, annotation.name)
+        except Exception:
+            return False
+        if isinstance(scope, nodes.Module) and len(assigns) == 1 and isinstance(assigns[0], nodes.AssignName) \
+                and isinstance(assigns[0].parent, nodes.Assign) and len(assigns[0].parent.targets) == 1:
+            return _scalars_only(assigns[0].parent.value, resolver, depth + 1)
+    return False
 
 
 # `index_dims: List[int]`, `shape: Tuple[int, ...]`: a container of Python numbers (callers pass shapes), not a tensor
@@ -1374,6 +1454,8 @@ def _param_value(name: str, default, annotation, resolver: resolve.Resolver) -> 
             return unknown_default(literal(default), name, default) if isinstance(default, nodes.Const) else CONST
         if qualname in msn.TENSOR_CLASSES or qualname in msn.PARAMETER_CLASSES:
             return VAR_TENSOR
+        if _scalars_only(annotation, resolver, 0):
+            return CONST  # `dims: Tuple[int, int]`, `sizes: Mapping[str, int]`: Python numbers, folded when compiled
     if isinstance(default, nodes.Const) and default.value is not None:
         return unknown_default(literal(default), name, default)  # `training=False`, `k=3`: chosen by the caller
     if isinstance(default, nodes.Const):  # `past_key_values=None`: a tensor, or None when left out
@@ -1417,6 +1499,11 @@ def _draws_an_array(name: str, call: nodes.Call) -> bool:
     has_size = any(k.arg == "size" and not (isinstance(k.value, nodes.Const) and k.value.value is None)
                    for k in call.keywords or ())
     return has_size or len(call.args) > arity
+
+
+def _guessed_tensor(value: Value) -> bool:
+    """A graph value taken for a tensor (no NumPy array, host value or unresolved result)."""
+    return value.is_var and value.has("tensor") and not value.tags & {"ndarray", "host", "opaque", "parameter"}
 
 
 def _keeps_dynamic(name: str, args) -> bool:

@@ -110,8 +110,12 @@ def build_tables() -> dict:
             if found:
                 replacements[f"{source}.{fname}"] = found
 
+    # What a Tensor (or a Parameter) has: a method call of any other name is not on a tensor
+    tensor_attributes = set(dir(mindspore.Tensor)) | set(dir(mindspore.Parameter))
+
     return {
         "mindspore_version": mindspore.__version__,
+        "tensor_attributes": sorted(tensor_attributes),
         "third_party_whitelist": sorted(set(third_party_modules.third_party_modules_whitelist)),
         "cell_classes": sorted(cell_classes),
         "jit_forbidden_methods": sorted(forbidden.get_jit_forbidden_method()),

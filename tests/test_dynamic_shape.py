@@ -237,7 +237,7 @@ class Net(nn.Cell):
     "y = x[index]",
     "y = x[1:3]",
     "y = x[self.flag]",
-    "y = ops.nonzero(Tensor([1, 0, 1]))",  # constants only: folded
+    "y = ops.bincount(Tensor([1, 0, 1]))",  # constants only: folded (checked below)
     "y = ops.where(x > 0, 1.0, 0.0)",
 ])
 def test_shape_keeping_code_is_clean(project, statement):
@@ -869,3 +869,57 @@ print("invert int32 dtype", Invert()(index).dtype)
                       "cat of masks": "dynamic", "where of masks": "dynamic", "where with a bool literal": "dynamic",
                       "sum of a comparison": "static", "integer index": "static"}, result.stdout + result.stderr[-2000:]
     assert "invert int32 dtype Bool" in result.stdout
+
+
+# -- producers of constants (the review's part B: a mask filled from shapes) ---------------------
+CONSTANT_PRODUCERS = """
+import numpy as np
+import mindspore as ms
+from mindspore import nn, ops, mint, Tensor
+from mindspore.ops import functional as F
+
+
+class Probe(nn.Cell):
+    def __init__(self, kind):
+        super().__init__()
+        self.kind = kind
+
+    def construct(self, x):
+        if self.kind == "nonzero":
+            y = ops.nonzero(Tensor([1, 0, 1]))
+        elif self.kind == "unique":
+            y = ops.unique(Tensor([1, 2, 2]))[0]
+        elif self.kind == "masked_select":
+            y = ops.masked_select(Tensor([1.0, 2.0, 3.0]), Tensor([True, False, True]))
+        elif self.kind == "filled":
+            lengths = [len(t) for t in (x, x[1:])]
+            mask = mint.zeros([2, max(lengths)])
+            for i in range(2):
+                mask[i, :lengths[i]] = 1
+            y = mint.nonzero(mask)
+        else:
+            y = ops.bincount(Tensor([1, 2, 2]))
+        return F.isconstant(y.shape)
+"""
+
+
+def test_producers_of_constants_are_dynamic_too(project):
+    found = only(project.lint_source(CONSTANT_PRODUCERS, select=["MS401"]), "MS401")
+    assert [f.line for f in found] == [14, 16, 18, 24]
+    assert all("which is built from constants, but MindSpore does not fold it" in f.message for f in found[:3])
+
+
+@pytest.mark.mindspore
+@pytest.mark.skipif(importlib.util.find_spec("mindspore") is None, reason="needs the mindspore extra")
+def test_mindspore_does_not_fold_producers_of_constants(tmp_path):
+    program = CONSTANT_PRODUCERS + """
+ms.set_context(mode=ms.GRAPH_MODE)
+x = Tensor(np.arange(6, dtype=np.float32).reshape(3, 2))
+for kind in ("nonzero", "unique", "masked_select", "filled", "bincount"):
+    print(kind, "static" if Probe(kind)(x) else "dynamic")
+"""
+    (tmp_path / "probe.py").write_text(program)
+    result = subprocess.run([sys.executable, "probe.py"], cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    shapes = dict(line.rsplit(" ", 1) for line in result.stdout.splitlines() if line.endswith(("static", "dynamic")))
+    assert shapes == {"nonzero": "dynamic", "unique": "dynamic", "masked_select": "dynamic", "filled": "dynamic",
+                      "bincount": "static"}, result.stdout + result.stderr[-2000:]

@@ -233,3 +233,123 @@ class Net(nn.Cell):
         return x.reshape(n) + ms.Tensor(table).sum()
 """, select=("MS103",))
     assert [f.line for f in found] == [16]  # only the array np.ones((3, 3)), worth computing in __init__
+
+
+# -- MS403: part B of the review (ids 73, 75, 76, 77, 79) ----------------------------------
+def test_a_method_a_tensor_lacks_returns_no_tensor(project):
+    # modeling_mistral.py / modeling_moshi.py: `target_length = past_key_values.get_max_cache_shape()`
+    # (an int) on a `past_key_values=None` taken for a tensor; `x.sum()` on an input still is one
+    found = lint(project, """
+class Net(nn.Cell):
+    def construct(self, x, cache=None):
+        t = cache.get_max_cache_shape()
+        head = x[:, :t]
+        n = x.sum()
+        return head, x[:, :n]
+""", select=("MS403",))
+    assert codes_by_line(found) == {10: ["MS403"]}
+    assert "the bound 'n', a tensor value" in found[0].message
+
+
+def test_a_dict_read_through_keys_in_a_helper_holds_no_tensor(project):
+    # modeling_perceiver.py:2452: `restructure(modality_sizes, inputs)`, reached from a construct's
+    # `modality_sizes=None`: `.keys()` shows the value is a dict, not the tensor it was taken for;
+    # a length read from a tensor's rows is still reported
+    found = lint(project, """
+def restructure(modality_sizes, inputs):
+    outputs = {}
+    index = 0
+    for modality in sorted(modality_sizes.keys()):
+        size = modality_sizes[modality]
+        outputs[modality] = inputs[:, index:index + size]
+        index += size
+    return outputs
+
+
+def split_rows(lengths, inputs):
+    outputs = []
+    for length in lengths:
+        outputs.append(inputs[:, :length])
+    return outputs
+
+
+class Net(nn.Cell):
+    def construct(self, inputs, modality_sizes=None):
+        mask = inputs > 0
+        return restructure(modality_sizes, inputs), split_rows(mask.sum(axis=1), inputs)
+""", select=("MS403",))
+    assert codes_by_line(found) == {18: ["MS403"]}
+    assert "'inputs[:, :length]'" in found[0].message
+
+
+def test_max_over_shape_numbers_is_an_int(project):
+    # modeling_seamless_m4t.py:80: `max_len = max([s.shape[0] for s in sequences])` in pad_sequence;
+    # the longest count of positives is still a tensor value
+    found = lint(project, """
+def pad(seqs):
+    max_len = max([s.shape[0] for s in seqs])
+    total = sum(s.shape[-1] for s in seqs)
+    longest = max([(s > 0).sum() for s in seqs])
+    out = []
+    for s in seqs:
+        out.append(s[:max_len, :total])
+        out.append(s[:longest])
+    return out
+
+
+class Net(nn.Cell):
+    def construct(self, x):
+        return pad([x, x * 2])
+""", select=("MS403",))
+    assert codes_by_line(found) == {12: ["MS403"]}
+    assert "the bound 'longest'" in found[0].message
+
+
+def test_a_dynamic_length_still_makes_shape_numbers_dynamic(project):
+    # the comprehension's elements decide: a shape of a dynamic-length tensor is a graph value
+    found = lint(project, """
+class Net(nn.Cell):
+    def construct(self, x):
+        picked = ops.nonzero(x)
+        n = max([p.shape[0] for p in (picked, picked)])
+        return x[:n]
+""", select=("MS403",))
+    assert codes_by_line(found) == {9: ["MS403"]}
+
+
+def test_an_input_annotated_as_ints_is_ints(project):
+    # modeling_swinv2.py:805: `input_dimensions: Tuple[int, int]`, then `height, width = input_dimensions`
+    found = lint(project, """
+from typing import Dict, List, Mapping, Optional, Tuple
+
+SizeMap = Mapping[str, int]
+
+
+class Net(nn.Cell):
+    def construct(self, x, dims: Tuple[int, int], sizes: SizeMap, starts: Optional[List[int]] = None,
+                  ends: "Dict[str, int] | None" = None, n: ms.Tensor = None, parts: Tuple[ms.Tensor, int] = None):
+        h, w = dims
+        a = x[:, :h, :w]
+        b = x[:, :sizes["a"]]
+        c = x[:, starts[0]:]
+        d = x[:, :n]
+        e = x[:, :parts[0]]
+        return a, b, c, d, e
+""", select=("MS403",))
+    assert codes_by_line(found) == {17: ["MS403"], 18: ["MS403"]}
+
+
+def test_a_loop_key_of_an_input_container_is_an_input(project):
+    # the review's reduction of modeling_perceiver.py:2452 (`sizes["a"]` was already quiet)
+    found = lint(project, """
+class Net(nn.Cell):
+    def construct(self, x, sizes=None, lengths: ms.Tensor = None):
+        for k in sizes:
+            n = sizes[k]
+        head = x[:, :n]
+        for k in lengths:
+            m = lengths[k]
+        return head, x[:, :m]
+""", select=("MS403",))
+    assert codes_by_line(found) == {12: ["MS403"]}
+    assert "the bound 'm'" in found[0].message

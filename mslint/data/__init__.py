@@ -33,6 +33,12 @@ def replacements_for(qualname: str) -> List[str]:
 
 
 @lru_cache(maxsize=1)
+def tensor_attributes() -> FrozenSet[str]:
+    """Every attribute name of mindspore.Tensor and mindspore.Parameter (methods, properties, dunders)."""
+    return frozenset(api_tables()["tensor_attributes"])
+
+
+@lru_cache(maxsize=1)
 def jit_forbidden_methods() -> FrozenSet[str]:
     return frozenset(api_tables()["jit_forbidden_methods"])
 
