@@ -184,6 +184,7 @@ class _ModuleStore:
         cache = astroid.MANAGER.astroid_cache
         if cache.get(module.name) is module:  # project modules live here, not in astroid's cache
             del cache[module.name]
+        module_files.record_reads(module, absolute)  # which of its names each analysis reads
         self.modules[absolute] = (module, log, hash(source))
         if outer is not None:
             outer.merge(log)
@@ -192,7 +193,10 @@ class _ModuleStore:
     def get(self, path: str, source: Optional[str] = None):
         """The module of a project file (built if needed); None if it cannot be read or parsed."""
         absolute = os.path.abspath(path)
-        if absolute in self.building:
+        if absolute in self.building:  # (a star-import cycle) its names are not all bound yet
+            if module_files.HOOKS.log is not None:
+                module_files.HOOKS.log.files.add(absolute)
+                module_files.HOOKS.log.whole.add(absolute)
             return self.building[absolute]
         item = self.modules.get(absolute)
         if item is not None and (source is None or item[2] == hash(source)):
@@ -229,12 +233,16 @@ _COLLECT_AFTER_EVICTIONS = 48
 _SAVED_GC: List[tuple] = []
 
 
-def _start_session() -> None:
-    """A fresh module store, loaded through the lean builder (also in each worker process)."""
+def _start_session(share: bool = True) -> None:
+    """A fresh module store, loaded through the lean builder (also in each worker process).
+
+    `share`: analyses may take each other's results (lattice.SHARED); a run that records
+    what each analysis reads, for the result cache, must not (see SharedResults.enabled)."""
     global _STORE
     from mslint import lattice
 
     lattice.SHARED.forget()
+    lattice.SHARED.enabled = share
     _STORE = _ModuleStore()
     module_files.HOOKS.loader = _STORE.get
     module_files.HOOKS.log = None
@@ -247,6 +255,7 @@ def _end_session() -> None:
     from mslint import lattice
 
     lattice.SHARED.forget()
+    lattice.SHARED.enabled = True
     _STORE = None
     module_files.HOOKS.loader = None
     module_files.HOOKS.log = None
@@ -258,13 +267,15 @@ def _end_session() -> None:
 class _Result:
     """One file's findings and what its analysis read (for the cache)."""
 
-    __slots__ = ("path", "findings", "files_read", "lookups")
+    __slots__ = ("path", "findings", "files_read", "lookups", "names_read", "whole_read")
 
     def __init__(self, path: str, findings: List[Finding], log: Optional[ReadLog] = None):
         self.path = path
         self.findings = findings
         self.files_read = sorted(log.files) if log is not None else []
         self.lookups = dict(log.lookups) if log is not None else {}
+        self.names_read = {k: sorted(v, key=str) for k, v in log.names.items()} if log is not None else {}
+        self.whole_read = sorted(log.whole) if log is not None else []
 
 
 def _out_of_time(path: str, budget_text: str) -> _Result:
@@ -477,20 +488,22 @@ def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches
 
     if pending:
         jobs = worker_count(pending, jobs)
+        share = not stored  # results to store: each analysis must read what its findings depend on
         if jobs <= 1 or len(pending) < SERIAL_BELOW:
-            _start_session()
+            _start_session(share)
             try:
                 analysed = _lint_many(tuple(pending), progress)
             finally:
                 _end_session()
         else:
-            analysed = _lint_parallel(pending, jobs, progress)
+            analysed = _lint_parallel(pending, jobs, progress, share)
         for result in analysed:
             raw.extend(result.findings)
             if result.path in stored and not any(f.rule is ANALYSIS_INCOMPLETE for f in result.findings):
                 # an incomplete analysis depends on the machine's speed: analyse it again next time
                 results, digest, identity = stored[result.path]
-                results.store(result.path, digest, identity, result.findings, result.files_read, result.lookups)
+                results.store(result.path, digest, identity, result.findings, result.files_read, result.lookups,
+                              result.names_read, result.whole_read)
     for results in used_caches:
         results.save()
     findings, withheld = report(raw, run_paths, sources, config_for)
@@ -560,7 +573,7 @@ def report(raw: Iterable[Finding], run_paths: Dict[str, str], sources: Dict[str,
 
 
 def _lint_parallel(files: List[Tuple[str, str, config_module.Config]], jobs: int,
-                   progress: Optional[Progress] = None) -> List[_Result]:
+                   progress: Optional[Progress] = None, share: bool = True) -> List[_Result]:
     # contiguous runs of files (sorted by path: one package's modules share dependencies,
     # built once per worker), several per worker and of similar size, in order
     chunk_count = min(len(files), jobs * 4)
@@ -579,7 +592,8 @@ def _lint_parallel(files: List[Tuple[str, str, config_module.Config]], jobs: int
     from concurrent.futures import ProcessPoolExecutor  # (only a parallel run pays for importing it)
 
     results: List[_Result] = []
-    with ProcessPoolExecutor(max_workers=min(jobs, len(chunks)), initializer=_start_session) as pool:
+    with ProcessPoolExecutor(max_workers=min(jobs, len(chunks)), initializer=_start_session,
+                             initargs=(share,)) as pool:
         for chunk_results in pool.map(_lint_many, chunks):
             results.extend(chunk_results)
             if progress is not None:
