@@ -111,6 +111,40 @@ def may_hold_graph_code(source: str, config: config_module.Config) -> bool:
 
 
 # -- building trees --------------------------------------------------------------------------
+def _bootstrap_astroid() -> None:
+    """astroid's builtins module, built once per process before the first lean tree, as astroid
+    builds it except for one thing: the `__class__` of each of the ~3000 builtin methods (a
+    handful of classes: method_descriptor, wrapper_descriptor, builtin_function_or_method...)
+    is one ClassDef per class, shared, instead of a new one per method.  That was a third of
+    the bootstrap, which is most of the cost of a run that analyses a file or two; the
+    analysis never asks a builtin method for its class.  (pylint, and the plugin, build
+    theirs as usual: this runs only where the command builds its lean trees.)"""
+    import astroid
+    from astroid import raw_building
+
+    if raw_building.InspectBuilder.bootstrapped:
+        return
+    original = raw_building._add_dunder_class
+    built: Dict[type, object] = {}
+
+    def shared_dunder_class(func, parent, member) -> None:
+        kind = member.__class__
+        known = built.get(kind)
+        if known is not None:
+            func.instance_attrs["__class__"] = [known]
+            return
+        original(func, parent, member)
+        made = func.instance_attrs.get("__class__")
+        if made:
+            built[kind] = made[0]
+
+    raw_building._add_dunder_class = shared_dunder_class
+    try:
+        astroid.MANAGER.bootstrap()
+    finally:
+        raw_building._add_dunder_class = original
+
+
 def _lean_builder_class():
     """An AstroidBuilder without transforms and without inferring `self.x` assignments (the
     analysis resolves qualified names and never infers); star imports of project modules
@@ -173,6 +207,7 @@ class _ModuleStore:
         import astroid
 
         if self._builder is None:
+            _bootstrap_astroid()
             self._builder = _lean_builder_class()
         absolute = os.path.abspath(path)
         outer, module_files.HOOKS.log = module_files.HOOKS.log, ReadLog()
