@@ -116,27 +116,32 @@ class ModuleParts:
     The part is every statement that may bind one of those names, and, again, every statement
     that may bind a name those statements mention (a helper's body reads the module's
     imports and constants, a method's decorator, another helper), and always the docstring,
-    the `__future__` imports and the star imports (which may bind any name).  Each statement
-    counts with its positions, so a change that only moves the part's lines changes the
-    digest (findings and call chains carry them).  "May bind" over-approximates astroid's
-    module locals: a function or class binds its name, the names it declares `global` and
-    any `:=` target; an import binds what it imports; any other statement every identifier in
-    it.  Only `ast` is used: a warm run checks digests without astroid."""
+    the `__future__` imports and the star imports (which may bind any name).  A statement
+    counts by its lines' text (from its first decorator to its last line) and where they are,
+    so a change that only moves the part's lines changes the digest (findings and call chains
+    carry them).  "May bind" over-approximates astroid's module locals: a function or class
+    binds its name, the names it declares `global` and any `:=` target; an import binds
+    what it imports; any other statement every identifier in its text.  "Mention" is every
+    identifier in the text.  Only `ast` is used: a warm run checks digests without astroid."""
 
     def __init__(self, data: bytes):
         body = ast.parse(data, type_comments=True).body  # (raises on a syntax error)
-        self._statements = body
-        self._dumps: Dict[int, bytes] = {}
+        lines = _LINE_BREAK.split(_decoded(data))  # numbered as Python's parser numbers them
+        self._segments: List[bytes] = []
         self._binders: Dict[str, List[int]] = {}
         self._mentions: List[frozenset] = []
         self._always: List[int] = []
         for index, statement in enumerate(body):
-            mentioned = _identifiers(statement)
+            first = min([statement.lineno] + [d.lineno for d in getattr(statement, "decorator_list", ())])
+            text = "\n".join(lines[first - 1:statement.end_lineno])
+            self._segments.append(f"{index}:{first}:{statement.end_lineno}\n{text}".encode("utf-8", "surrogatepass"))
+            mentioned = frozenset(_IDENTIFIER.findall(text))
             self._mentions.append(mentioned)
-            for name in _binders(statement, mentioned):
+            for name in _binders(statement, mentioned, text):
                 self._binders.setdefault(name, []).append(index)
             if (index == 0 and isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant)
-                    and isinstance(statement.value.value, str)) or _has_star_or_future_import(statement):
+                    and isinstance(statement.value.value, str)) or \
+                    ("import" in mentioned and _has_star_or_future_import(statement)):
                 self._always.append(index)
 
     def digest(self, names: Iterable[str]) -> str:
@@ -154,49 +159,36 @@ class ModuleParts:
                     pending.extend(self._mentions[index])
         digest = hashlib.sha256()
         for index in sorted(selected):
-            digest.update(b"%d\0" % index)
-            digest.update(self._dump(index))
+            digest.update(self._segments[index])
             digest.update(b"\0")
         return digest.hexdigest()
 
-    def _dump(self, index: int) -> bytes:
-        if index not in self._dumps:
-            self._dumps[index] = ast.dump(self._statements[index], include_attributes=True).encode()
-        return self._dumps[index]
-
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_IDENTIFIER = re.compile(r"[^\W\d]\w*")
 
 
-def _identifiers(statement: ast.stmt) -> frozenset:
-    """Every name-like string in a statement (and each part of a dotted one); not string constants."""
-    found = set()
-    for node in ast.walk(statement):
-        if isinstance(node, ast.Constant):
-            continue
-        for _, value in ast.iter_fields(node):
-            if isinstance(value, str):
-                found.add(value)
-                if "." in value:
-                    found.update(value.split("."))
-            elif isinstance(value, list):
-                for item in value:
-                    if isinstance(item, str):
-                        found.add(item)
-                        if "." in item:
-                            found.update(item.split("."))
-    return frozenset(found)
+def _decoded(data: bytes) -> str:
+    """The text as Python decodes a source file (coding cookie, BOM, else UTF-8)."""
+    import io
+    import tokenize
+
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    text = data.decode(encoding)
+    return text[1:] if text.startswith("\ufeff") else text
 
 
-def _binders(statement: ast.stmt, mentioned: frozenset) -> set:
+def _binders(statement: ast.stmt, mentioned: frozenset, text: str) -> set:
     """The module-level names a top-level statement may bind (an over-approximation)."""
     if isinstance(statement, _SCOPES):
         names = {statement.name}
-        for node in ast.walk(statement):
-            if isinstance(node, ast.Global):
-                names.update(node.names)
-            elif isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
-                names.add(node.target.id)
+        if "global" in mentioned or ":=" in text:
+            for node in ast.walk(statement):
+                if isinstance(node, ast.Global):
+                    names.update(node.names)
+                elif isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
+                    names.add(node.target.id)
         return names
     if isinstance(statement, ast.Import):
         return {alias.asname or alias.name.split(".")[0] for alias in statement.names}
@@ -231,7 +223,8 @@ class FileHashes:
                     data = handle.read()
                 if content_hash(data) == self.get(path):
                     self._parts[path] = ModuleParts(data)
-            except (OSError, SyntaxError, ValueError, MemoryError, RecursionError):
+            except (OSError, SyntaxError, ValueError, UnicodeDecodeError, LookupError, MemoryError,
+                    RecursionError):
                 pass
         parts = self._parts[path]
         return parts.digest(names) if parts is not None else None
