@@ -26,7 +26,6 @@ import json
 import os
 import re
 import sys
-import tempfile
 from typing import Dict, Iterable, List, Optional, Tuple
 
 from mslint import __version__
@@ -345,6 +344,8 @@ class ResultCache:
             if not os.path.exists(ignore):
                 with open(ignore, "w", encoding="utf-8") as handle:
                     handle.write("# created by mslint: the result cache is never committed\n*\n")
+            import tempfile  # (a warm run saves nothing)
+
             descriptor, temporary = tempfile.mkstemp(prefix=".results-", suffix=".tmp", dir=self.directory)
             try:
                 with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
