@@ -195,8 +195,9 @@ def _lean_builder_class():
 class _ModuleStore:
     """Project modules built in this process, each with what its build read (star imports)."""
 
-    def __init__(self, limit: Optional[int] = None):
+    def __init__(self, limit: Optional[int] = None, record: bool = True):
         self.limit = MAX_MODULES if limit is None else limit
+        self.record = record  # modules tell analyses which of their names they read (for the result cache)
         self.modules: "OrderedDict[str, Tuple[object, ReadLog, int]]" = OrderedDict()
         self.building: Dict[str, object] = {}
         self._builder = None
@@ -219,7 +220,8 @@ class _ModuleStore:
         cache = astroid.MANAGER.astroid_cache
         if cache.get(module.name) is module:  # project modules live here, not in astroid's cache
             del cache[module.name]
-        module_files.record_reads(module, absolute)  # which of its names each analysis reads
+        if self.record:
+            module_files.record_reads(module, absolute)  # which of its names each analysis reads
         self.modules[absolute] = (module, log, hash(source))
         if outer is not None:
             outer.merge(log)
@@ -278,7 +280,7 @@ def _start_session(share: bool = True) -> None:
 
     lattice.SHARED.forget()
     lattice.SHARED.enabled = share
-    _STORE = _ModuleStore()
+    _STORE = _ModuleStore(record=not share)
     module_files.HOOKS.loader = _STORE.get
     module_files.HOOKS.log = None
     _SAVED_GC.append(gc.get_threshold())
