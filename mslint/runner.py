@@ -115,8 +115,8 @@ def _bootstrap_astroid() -> None:
     """astroid's builtins module, built once per process before the first lean tree, as astroid
     builds it except for one thing: the `__class__` of each of the ~3000 builtin methods (a
     handful of classes: method_descriptor, wrapper_descriptor, builtin_function_or_method...)
-    is one ClassDef per class, shared, instead of a new one per method.  That was a third of
-    the bootstrap, which is most of the cost of a run that analyses a file or two; the
+    is one ClassDef per class, shared, instead of a new one per method.  That was about half
+    of the bootstrap, which is most of the cost of a run that analyses a file or two; the
     analysis never asks a builtin method for its class.  (pylint, and the plugin, build
     theirs as usual: this runs only where the command builds its lean trees.)"""
     import astroid
