@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import os
-import tempfile
 
 
 def write_atomically(path: str, data: bytes) -> None:
@@ -12,6 +11,8 @@ def write_atomically(path: str, data: bytes) -> None:
         mode = os.stat(path).st_mode & 0o7777
     except OSError:
         mode = None
+    import tempfile  # (a run that writes nothing does not import it)
+
     descriptor, temporary = tempfile.mkstemp(prefix=".mslint-", suffix=".tmp",
                                              dir=os.path.dirname(os.path.abspath(path)))
     try:

@@ -3,8 +3,11 @@
 An entry is keyed by the file's absolute path and holds, besides the findings (before
 suppression comments, which each front-end applies its own way):
 - the SHA-256 of the file's content and its dotted module name;
-- the SHA-256 of every other project module the analysis read (base classes, helpers,
-  modules star-imported), so editing a base class's module invalidates its subclasses';
+- of every other project module the analysis read (base classes, helpers, modules
+  star-imported): its SHA-256 and, unless the analysis read it as a whole, the top-level
+  names it looked up in it and a digest of the statements that bind them (see
+  `ModuleParts`), so editing a base class's module invalidates its subclasses', and editing a
+  function of a helper module that no analysis of a file looked up does not;
 - every project-module lookup the analysis made and its answer (a new file can make an
   import resolve to the project where it did not before).
 The cache file itself is named by the configuration's fingerprint (and its root, when
@@ -16,13 +19,13 @@ builds a tree.
 """
 from __future__ import annotations
 
+import ast
 import hashlib
 import importlib.util
 import json
 import os
 import re
 import sys
-import tempfile
 from typing import Dict, Iterable, List, Optional, Tuple
 
 from mslint import __version__
@@ -33,7 +36,8 @@ from mslint.rules import registry
 
 CACHE_DIRECTORY_NAME = ".mslint_cache"
 ENVIRONMENT_VARIABLE = "MSLINT_CACHE_DIR"
-FORMAT = 4  # 3: findings in other files (helpers reached from this file's roots), call chains, mode marks; 4: fixes
+FORMAT = 5  # 3: findings in other files (helpers reached from this file's roots), call chains, mode marks; 4: fixes;
+# 5: a dependency's names read and their statements' digest
 _PACKAGE_DIRECTORY = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -104,11 +108,125 @@ def _astroid_version() -> str:
         return "?"
 
 
+class ModuleParts:
+    """A module's top-level statements, for the digest of the part of it that an analysis
+    looking up some of its top-level names may have read.
+
+    The part is every statement that may bind one of those names, and, again, every statement
+    that may bind a name those statements mention (a helper's body reads the module's
+    imports and constants, a method's decorator, another helper), and always the docstring,
+    the `__future__` imports and the star imports (which may bind any name).  A statement
+    counts by its lines' text (from its first decorator to its last line) and where they are,
+    so a change that only moves the part's lines changes the digest (findings and call chains
+    carry them).  "May bind" over-approximates astroid's module locals: a function or class
+    binds its name, the names it declares `global` and any `:=` target; an import binds
+    what it imports; any other statement every identifier in its text.  "Mention" is every
+    identifier in the text.  Only `ast` is used: a warm run checks digests without astroid."""
+
+    def __init__(self, data: bytes):
+        body = ast.parse(data, type_comments=True).body  # (raises on a syntax error)
+        lines = _LINE_BREAK.split(_decoded(data))  # numbered as Python's parser numbers them
+        self._segments: List[bytes] = []
+        self._binders: Dict[str, List[int]] = {}
+        self._mentions: List[frozenset] = []
+        self._always: List[int] = []
+        for index, statement in enumerate(body):
+            first = min([statement.lineno] + [d.lineno for d in getattr(statement, "decorator_list", ())])
+            text = "\n".join(lines[first - 1:statement.end_lineno])
+            self._segments.append(f"{index}:{first}:{statement.end_lineno}\n{text}".encode("utf-8", "surrogatepass"))
+            mentioned = frozenset(_IDENTIFIER.findall(text))
+            self._mentions.append(mentioned)
+            for name in _binders(statement, mentioned, text):
+                self._binders.setdefault(name, []).append(index)
+            if (index == 0 and isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant)
+                    and isinstance(statement.value.value, str)) or \
+                    ("import" in mentioned and _has_star_or_future_import(statement)):
+                self._always.append(index)
+
+    def digest(self, names: Iterable[str]) -> str:
+        selected = set(self._always)
+        pending = list(names)
+        seen = set()
+        while pending:
+            name = pending.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            for index in self._binders.get(name, ()):
+                if index not in selected:
+                    selected.add(index)
+                    pending.extend(self._mentions[index])
+        digest = hashlib.sha256()
+        for index in sorted(selected):
+            digest.update(self._segments[index])
+            digest.update(b"\0")
+        return digest.hexdigest()
+
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_IDENTIFIER = re.compile(r"[^\W\d]\w*")
+
+
+def _decoded(data: bytes) -> str:
+    """The text as Python decodes a source file (coding cookie, BOM, else UTF-8)."""
+    import io
+    import tokenize
+
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    text = data.decode(encoding)
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+def _binders(statement: ast.stmt, mentioned: frozenset, text: str) -> set:
+    """The module-level names a top-level statement may bind (an over-approximation)."""
+    if isinstance(statement, _SCOPES):
+        names = {statement.name}
+        if "global" in mentioned or ":=" in text:
+            for node in ast.walk(statement):
+                if isinstance(node, ast.Global):
+                    names.update(node.names)
+                elif isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
+                    names.add(node.target.id)
+        return names
+    if isinstance(statement, ast.Import):
+        return {alias.asname or alias.name.split(".")[0] for alias in statement.names}
+    if isinstance(statement, ast.ImportFrom):
+        return {alias.asname or alias.name for alias in statement.names if alias.name != "*"}
+    return set(mentioned)
+
+
+def _has_star_or_future_import(statement: ast.stmt) -> bool:
+    if isinstance(statement, _SCOPES):
+        return False
+    return any(isinstance(node, ast.ImportFrom) and (node.module == "__future__" or
+                                                     any(alias.name == "*" for alias in node.names))
+               for node in ast.walk(statement))
+
+
 class FileHashes:
     """Content hashes of files, each read once per run (None: the file cannot be read)."""
 
     def __init__(self):
         self._hashes: Dict[str, Optional[str]] = {}
+        self._parts: Dict[str, Optional[ModuleParts]] = {}
+
+    def parts_digest(self, path: str, names: Iterable[str]) -> Optional[str]:
+        """The digest of the part of a module that looking up `names` may read (see ModuleParts);
+        None when the file cannot be read or parsed, or changed since it was hashed."""
+        path = os.path.abspath(path)
+        if path not in self._parts:
+            self._parts[path] = None
+            try:
+                with open(path, "rb") as handle:
+                    data = handle.read()
+                if content_hash(data) == self.get(path):
+                    self._parts[path] = ModuleParts(data)
+            except (OSError, SyntaxError, ValueError, UnicodeDecodeError, LookupError, MemoryError,
+                    RecursionError):
+                pass
+        parts = self._parts[path]
+        return parts.digest(names) if parts is not None else None
 
     def remember(self, path: str, data: bytes) -> str:
         digest = content_hash(data)
@@ -166,7 +284,16 @@ class ResultCache:
         if not entry or entry.get("hash") != digest or entry.get("module") != module_name:
             return None
         for dependency, expected in entry.get("deps", {}).items():
-            if self.hashes.get(dependency) != expected:
+            current = self.hashes.get(dependency)
+            if isinstance(expected, str):  # read as a whole
+                if current != expected:
+                    return None
+                continue
+            try:
+                whole, names, digest = expected
+            except (TypeError, ValueError):
+                return None
+            if current != whole and (current is None or self.hashes.parts_digest(dependency, names) != digest):
                 return None
         if entry.get("lookups"):
             from mslint.module_files import _find_project_file
@@ -180,14 +307,23 @@ class ResultCache:
             return None
 
     def store(self, path: str, digest: str, module_name: str, findings: Iterable[Finding],
-              files_read: Iterable[str], lookups: Dict[Tuple[str, str], Optional[str]]) -> None:
+              files_read: Iterable[str], lookups: Dict[Tuple[str, str], Optional[str]],
+              names_read: Optional[Dict[str, Iterable[str]]] = None,
+              whole_read: Optional[Iterable[str]] = None) -> None:
+        """`names_read`: the top-level names the analysis looked up in each module; a module
+        in `whole_read`, or with no entry in `names_read` when that is None, counts whole."""
         absolute = os.path.abspath(path)
+        whole = set(whole_read or ())
+        if names_read is None:
+            names_read, whole = {}, set(files_read)
         deps = {}
-        for dependency in sorted(set(files_read) - {absolute}):
+        for dependency in sorted((set(files_read) | set(names_read) | whole) - {absolute}):
             dependency_hash = self.hashes.get(dependency)
             if dependency_hash is None:
                 return  # a dependency vanished while we ran: do not cache a result we cannot check
-            deps[dependency] = dependency_hash
+            names = sorted({str(name) for name in names_read.get(dependency, ())})
+            part = self.hashes.parts_digest(dependency, names) if dependency not in whole else None
+            deps[dependency] = dependency_hash if part is None else [dependency_hash, names, part]
         self.entries[absolute] = {
             "hash": digest,
             "module": module_name,
@@ -208,6 +344,8 @@ class ResultCache:
             if not os.path.exists(ignore):
                 with open(ignore, "w", encoding="utf-8") as handle:
                     handle.write("# created by mslint: the result cache is never committed\n*\n")
+            import tempfile  # (a warm run saves nothing)
+
             descriptor, temporary = tempfile.mkstemp(prefix=".results-", suffix=".tmp", dir=self.directory)
             try:
                 with os.fdopen(descriptor, "w", encoding="utf-8") as handle:

@@ -13,9 +13,8 @@ import sys
 from dataclasses import replace
 from typing import List, Optional
 
-from mslint import __version__, baseline, noqa, output
+from mslint import __version__, output
 from mslint import config as config_module
-from mslint import rule_pages
 from mslint.cache import caches_by_configuration
 from mslint.discovery import UsageError, discover, empty_paths
 from mslint.findings import Finding
@@ -227,6 +226,8 @@ def _main(argv: Optional[List[str]]) -> int:
         return _add_noqa(findings)
     if args.write_baseline:
         try:
+            from mslint import baseline
+
             baseline.write(findings, args.write_baseline)
         except OSError as error:
             raise UsageError(f"--write-baseline {args.write_baseline}: cannot write: {error.strerror or error}") \
@@ -236,6 +237,8 @@ def _main(argv: Optional[List[str]]) -> int:
         return EXIT_CLEAN
     if args.baseline:
         known = len(findings)
+        from mslint import baseline
+
         findings = baseline.new_findings(findings, args.baseline)
         hidden = known - len(findings)
         if not args.quiet and hidden:
@@ -303,6 +306,8 @@ def _report(findings: List[Finding], out, args, context: dict) -> None:
 
 
 def _add_noqa(findings: List[Finding]) -> int:
+    from mslint import noqa
+
     outcome = noqa.add_noqa(findings)
     for path, line, why in outcome.skipped:
         print(f"{path}:{line}: no comment added: {why}", file=sys.stderr)
@@ -380,6 +385,8 @@ def _explain(code: str) -> int:
     rule = registry().get(code)
     if rule is None:
         raise UsageError(f"--explain: {code!r} is not a rule code, symbol or pylint id (see mslint --list-rules)")
+    from mslint import rule_pages
+
     page = rule_pages.read_page(rule.code)
     if page is None:
         print(f"{rule.code} {rule.symbol} ({rule.severity})\n\n{rule.summary}\n\nFix: {rule.fix}\n\n{rule.url}")

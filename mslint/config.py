@@ -10,10 +10,16 @@ from typing import Dict, List, Optional, Tuple
 
 from mslint.directories import PROJECT_MARKERS, nearest_directory_with
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on older interpreters only
-    import tomli as tomllib
+
+
+def _toml():
+    """tomllib (tomli before 3.11), imported when a pyproject.toml is read: a run in a tree
+    without one does not pay for it."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on older interpreters only
+        import tomli as tomllib
+    return tomllib
 
 SUPPORTED_TARGET_VERSIONS = ("1.6", "1.7", "1.8", "1.9", "1.10", "2.0", "2.1", "2.2", "2.3", "2.4", "2.5",
                              "2.6", "2.7", "2.8", "2.9", "2.10")
@@ -227,6 +233,7 @@ def parse_table(table: dict, source: str, root: str) -> Config:
 
 def load_file(path: str) -> Optional[Config]:
     """The Config in a pyproject.toml, or None if it has no [tool.mslint] table."""
+    tomllib = _toml()
     try:
         with open(path, "rb") as handle:
             document = tomllib.load(handle)

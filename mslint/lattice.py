@@ -240,8 +240,14 @@ class SharedResults:
     def __init__(self):
         self.returns: Dict[tuple, Value] = {}
         self.facts: Dict[tuple, "ClassFacts"] = {}
+        # Off while a run records what each analysis reads for a result cache: an analysis that
+        # took another's result would not read what that result was computed from, and its
+        # cache entry would miss those dependencies (mslint.runner turns it off then).
+        self.enabled = True
 
     def remember(self, table: dict, key: tuple, value) -> None:
+        if not self.enabled:
+            return
         if len(table) >= self.LIMIT:
             table.clear()
         table[key] = value
@@ -721,8 +727,12 @@ class Interpreter:
     def _never_rebound(self, module: nodes.Module, name: str) -> bool:
         """No function of the module declares `global name` (and so may rebind it)."""
         if id(module) not in self._global_names:
-            self._global_names[id(module)] = frozenset(
-                n for statement in module.nodes_of_class(nodes.Global) for n in statement.names)
+            # (not a read of the whole module for the result cache: a function declaring
+            # `global name` counts among the statements that may bind `name`, which the caller
+            # looked up in the module)
+            with resolve.unrecorded():
+                self._global_names[id(module)] = frozenset(
+                    n for statement in module.nodes_of_class(nodes.Global) for n in statement.names)
         return name not in self._global_names[id(module)]
 
     def _attribute(self, node: nodes.Attribute, state: FunctionValues) -> Value:

@@ -67,17 +67,209 @@ def _search_bases(directory: str) -> Tuple[str, ...]:
 
 
 class ReadLog:
-    """What one analysis read outside its own file: the project files it loaded and the
-    results of its project-module lookups.  A result cache keys on both, so editing a base
-    class's module, or adding a module an import may now find, invalidates the result."""
+    """What one analysis read outside its own file: the project files it loaded, the
+    results of its project-module lookups, and, of each loaded module, the top-level names
+    it looked up (or that it read the whole module: its statements in order, or every
+    name).  A result cache keys on all of them, so editing a base class's module, or adding
+    a module an import may now find, invalidates the result; editing a function of a
+    module that the analysis never looked up does not (mslint.cache)."""
+
+    __slots__ = ("files", "lookups", "names", "whole")
 
     def __init__(self):
         self.files: set = set()
         self.lookups: Dict[Tuple[str, str], Optional[str]] = {}
+        self.names: Dict[str, set] = {}  # module file -> top-level names looked up in it
+        self.whole: set = set()  # module files read as a whole
 
     def merge(self, other: "ReadLog") -> None:
         self.files |= other.files
         self.lookups.update(other.lookups)
+        self.whole |= other.whole
+        for path, names in other.names.items():
+            mine = self.names.get(path)
+            if mine is None:
+                self.names[path] = set(names)
+            else:
+                mine |= names
+
+
+def _read_name(path: str, name) -> None:
+    log = HOOKS.log
+    if log is not None:
+        names = log.names.get(path)
+        if names is None:
+            log.names[path] = {name}
+        else:
+            names.add(name)
+
+
+def _read_whole(path: str) -> None:
+    log = HOOKS.log
+    if log is not None:
+        log.whole.add(path)
+
+
+class RecordingLocals(dict):
+    """A project module's top-level names (astroid's `Module.locals`), telling the running
+    analysis's ReadLog which names it looks up; listing them, or reading their bindings
+    wholesale, counts as reading the whole module."""
+
+    __slots__ = ("_path",)
+
+    def __init__(self, path: str, contents: dict):
+        super().__init__(contents)
+        self._path = path
+
+    def __getitem__(self, name):
+        _read_name(self._path, name)
+        return dict.__getitem__(self, name)
+
+    def get(self, name, default=None):
+        _read_name(self._path, name)
+        return dict.get(self, name, default)
+
+    def __contains__(self, name):
+        _read_name(self._path, name)
+        return dict.__contains__(self, name)
+
+    def setdefault(self, name, default=None):
+        _read_name(self._path, name)
+        return dict.setdefault(self, name, default)
+
+    def __setitem__(self, name, value):
+        _read_name(self._path, name)
+        dict.__setitem__(self, name, value)
+
+    def __delitem__(self, name):
+        _read_name(self._path, name)
+        dict.__delitem__(self, name)
+
+    def pop(self, name, *default):
+        _read_name(self._path, name)
+        return dict.pop(self, name, *default)
+
+    def __iter__(self):
+        _read_whole(self._path)
+        return dict.__iter__(self)
+
+    def __len__(self):
+        _read_whole(self._path)
+        return dict.__len__(self)
+
+    def __eq__(self, other):
+        _read_whole(self._path)
+        return dict.__eq__(self, other)
+
+    __hash__ = None
+
+    def keys(self):
+        _read_whole(self._path)
+        return dict.keys(self)
+
+    def values(self):
+        _read_whole(self._path)
+        return dict.values(self)
+
+    def items(self):
+        _read_whole(self._path)
+        return dict.items(self)
+
+    def copy(self):
+        _read_whole(self._path)
+        return dict(dict.items(self))
+
+    def update(self, *args, **kwargs):
+        _read_whole(self._path)
+        dict.update(self, *args, **kwargs)
+
+    def popitem(self):
+        _read_whole(self._path)
+        return dict.popitem(self)
+
+    def clear(self):
+        _read_whole(self._path)
+        dict.clear(self)
+
+    def __reduce__(self):
+        _read_whole(self._path)
+        return (dict, (dict(dict.items(self)),))
+
+
+class RecordingBody(list):
+    """A project module's top-level statements (astroid's `Module.body`): reading them in any
+    way counts as reading the whole module."""
+
+    __slots__ = ("_path",)
+
+    def __init__(self, path: str, contents: list):
+        super().__init__(contents)
+        self._path = path
+
+    def __iter__(self):
+        _read_whole(self._path)
+        return list.__iter__(self)
+
+    def __reversed__(self):
+        _read_whole(self._path)
+        return list.__reversed__(self)
+
+    def __getitem__(self, index):
+        _read_whole(self._path)
+        return list.__getitem__(self, index)
+
+    def __len__(self):
+        _read_whole(self._path)
+        return list.__len__(self)
+
+    def __contains__(self, item):
+        _read_whole(self._path)
+        return list.__contains__(self, item)
+
+    def __eq__(self, other):
+        _read_whole(self._path)
+        return list.__eq__(self, other)
+
+    __hash__ = None
+
+    def index(self, *args):
+        _read_whole(self._path)
+        return list.index(self, *args)
+
+    def count(self, item):
+        _read_whole(self._path)
+        return list.count(self, item)
+
+    def copy(self):
+        _read_whole(self._path)
+        return list(list.__iter__(self))
+
+    def __reduce__(self):
+        _read_whole(self._path)
+        return (list, (list(list.__iter__(self)),))
+
+
+@contextmanager
+def unrecorded():
+    """Read a module without recording it: for a walk whose answer, for each name asked about,
+    depends only on statements that may bind that name (mslint.cache.ModuleParts), when the
+    caller has looked the name up in the module (so it is recorded)."""
+    saved, HOOKS.log = HOOKS.log, None
+    try:
+        yield
+    finally:
+        HOOKS.log = saved
+
+
+def record_reads(module, path: str) -> None:
+    """Make a built project module tell each analysis which of its top-level names it reads
+    (see RecordingLocals); the module's own analysis records them too, and the cache leaves
+    its own file out."""
+    path = os.path.abspath(path)
+    if not isinstance(module.locals, RecordingLocals):
+        module.locals = module.globals = RecordingLocals(path, module.locals)
+    if not isinstance(module.body, RecordingBody):
+        module.body = RecordingBody(path, module.body)
 
 
 class _Hooks:

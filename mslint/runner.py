@@ -111,6 +111,40 @@ def may_hold_graph_code(source: str, config: config_module.Config) -> bool:
 
 
 # -- building trees --------------------------------------------------------------------------
+def _bootstrap_astroid() -> None:
+    """astroid's builtins module, built once per process before the first lean tree, as astroid
+    builds it except for one thing: the `__class__` of each of the ~3000 builtin methods (a
+    handful of classes: method_descriptor, wrapper_descriptor, builtin_function_or_method...)
+    is one ClassDef per class, shared, instead of a new one per method.  That was about half
+    of the bootstrap, which is most of the cost of a run that analyses a file or two; the
+    analysis never asks a builtin method for its class.  (pylint, and the plugin, build
+    theirs as usual: this runs only where the command builds its lean trees.)"""
+    import astroid
+    from astroid import raw_building
+
+    if raw_building.InspectBuilder.bootstrapped:
+        return
+    original = raw_building._add_dunder_class
+    built: Dict[type, object] = {}
+
+    def shared_dunder_class(func, parent, member) -> None:
+        kind = member.__class__
+        known = built.get(kind)
+        if known is not None:
+            func.instance_attrs["__class__"] = [known]
+            return
+        original(func, parent, member)
+        made = func.instance_attrs.get("__class__")
+        if made:
+            built[kind] = made[0]
+
+    raw_building._add_dunder_class = shared_dunder_class
+    try:
+        astroid.MANAGER.bootstrap()
+    finally:
+        raw_building._add_dunder_class = original
+
+
 def _lean_builder_class():
     """An AstroidBuilder without transforms and without inferring `self.x` assignments (the
     analysis resolves qualified names and never infers); star imports of project modules
@@ -161,8 +195,9 @@ def _lean_builder_class():
 class _ModuleStore:
     """Project modules built in this process, each with what its build read (star imports)."""
 
-    def __init__(self, limit: Optional[int] = None):
+    def __init__(self, limit: Optional[int] = None, record: bool = True):
         self.limit = MAX_MODULES if limit is None else limit
+        self.record = record  # modules tell analyses which of their names they read (for the result cache)
         self.modules: "OrderedDict[str, Tuple[object, ReadLog, int]]" = OrderedDict()
         self.building: Dict[str, object] = {}
         self._builder = None
@@ -173,6 +208,7 @@ class _ModuleStore:
         import astroid
 
         if self._builder is None:
+            _bootstrap_astroid()
             self._builder = _lean_builder_class()
         absolute = os.path.abspath(path)
         outer, module_files.HOOKS.log = module_files.HOOKS.log, ReadLog()
@@ -184,6 +220,8 @@ class _ModuleStore:
         cache = astroid.MANAGER.astroid_cache
         if cache.get(module.name) is module:  # project modules live here, not in astroid's cache
             del cache[module.name]
+        if self.record:
+            module_files.record_reads(module, absolute)  # which of its names each analysis reads
         self.modules[absolute] = (module, log, hash(source))
         if outer is not None:
             outer.merge(log)
@@ -192,7 +230,10 @@ class _ModuleStore:
     def get(self, path: str, source: Optional[str] = None):
         """The module of a project file (built if needed); None if it cannot be read or parsed."""
         absolute = os.path.abspath(path)
-        if absolute in self.building:
+        if absolute in self.building:  # (a star-import cycle) its names are not all bound yet
+            if module_files.HOOKS.log is not None:
+                module_files.HOOKS.log.files.add(absolute)
+                module_files.HOOKS.log.whole.add(absolute)
             return self.building[absolute]
         item = self.modules.get(absolute)
         if item is not None and (source is None or item[2] == hash(source)):
@@ -229,13 +270,17 @@ _COLLECT_AFTER_EVICTIONS = 48
 _SAVED_GC: List[tuple] = []
 
 
-def _start_session() -> None:
-    """A fresh module store, loaded through the lean builder (also in each worker process)."""
+def _start_session(share: bool = True) -> None:
+    """A fresh module store, loaded through the lean builder (also in each worker process).
+
+    `share`: analyses may take each other's results (lattice.SHARED); a run that records
+    what each analysis reads, for the result cache, must not (see SharedResults.enabled)."""
     global _STORE
     from mslint import lattice
 
     lattice.SHARED.forget()
-    _STORE = _ModuleStore()
+    lattice.SHARED.enabled = share
+    _STORE = _ModuleStore(record=not share)
     module_files.HOOKS.loader = _STORE.get
     module_files.HOOKS.log = None
     _SAVED_GC.append(gc.get_threshold())
@@ -247,6 +292,7 @@ def _end_session() -> None:
     from mslint import lattice
 
     lattice.SHARED.forget()
+    lattice.SHARED.enabled = True
     _STORE = None
     module_files.HOOKS.loader = None
     module_files.HOOKS.log = None
@@ -258,13 +304,15 @@ def _end_session() -> None:
 class _Result:
     """One file's findings and what its analysis read (for the cache)."""
 
-    __slots__ = ("path", "findings", "files_read", "lookups")
+    __slots__ = ("path", "findings", "files_read", "lookups", "names_read", "whole_read")
 
     def __init__(self, path: str, findings: List[Finding], log: Optional[ReadLog] = None):
         self.path = path
         self.findings = findings
         self.files_read = sorted(log.files) if log is not None else []
         self.lookups = dict(log.lookups) if log is not None else {}
+        self.names_read = {k: sorted(v, key=str) for k, v in log.names.items()} if log is not None else {}
+        self.whole_read = sorted(log.whole) if log is not None else []
 
 
 def _out_of_time(path: str, budget_text: str) -> _Result:
@@ -477,20 +525,22 @@ def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches
 
     if pending:
         jobs = worker_count(pending, jobs)
+        share = not stored  # results to store: each analysis must read what its findings depend on
         if jobs <= 1 or len(pending) < SERIAL_BELOW:
-            _start_session()
+            _start_session(share)
             try:
                 analysed = _lint_many(tuple(pending), progress)
             finally:
                 _end_session()
         else:
-            analysed = _lint_parallel(pending, jobs, progress)
+            analysed = _lint_parallel(pending, jobs, progress, share)
         for result in analysed:
             raw.extend(result.findings)
             if result.path in stored and not any(f.rule is ANALYSIS_INCOMPLETE for f in result.findings):
                 # an incomplete analysis depends on the machine's speed: analyse it again next time
                 results, digest, identity = stored[result.path]
-                results.store(result.path, digest, identity, result.findings, result.files_read, result.lookups)
+                results.store(result.path, digest, identity, result.findings, result.files_read, result.lookups,
+                              result.names_read, result.whole_read)
     for results in used_caches:
         results.save()
     findings, withheld = report(raw, run_paths, sources, config_for)
@@ -560,7 +610,7 @@ def report(raw: Iterable[Finding], run_paths: Dict[str, str], sources: Dict[str,
 
 
 def _lint_parallel(files: List[Tuple[str, str, config_module.Config]], jobs: int,
-                   progress: Optional[Progress] = None) -> List[_Result]:
+                   progress: Optional[Progress] = None, share: bool = True) -> List[_Result]:
     # contiguous runs of files (sorted by path: one package's modules share dependencies,
     # built once per worker), several per worker and of similar size, in order
     chunk_count = min(len(files), jobs * 4)
@@ -579,7 +629,8 @@ def _lint_parallel(files: List[Tuple[str, str, config_module.Config]], jobs: int
     from concurrent.futures import ProcessPoolExecutor  # (only a parallel run pays for importing it)
 
     results: List[_Result] = []
-    with ProcessPoolExecutor(max_workers=min(jobs, len(chunks)), initializer=_start_session) as pool:
+    with ProcessPoolExecutor(max_workers=min(jobs, len(chunks)), initializer=_start_session,
+                             initargs=(share,)) as pool:
         for chunk_results in pool.map(_lint_many, chunks):
             results.extend(chunk_results)
             if progress is not None:

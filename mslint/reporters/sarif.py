@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import pathlib
 from typing import List, Optional, TextIO
 
 from mslint import __version__, rule_pages
@@ -171,6 +170,8 @@ def _shorten(text: str) -> str:
 
 
 def _file_uri(path: str) -> str:
+    import pathlib  # (only SARIF needs it: not imported by every run)
+
     return pathlib.Path(os.path.abspath(path)).as_uri()
 
 

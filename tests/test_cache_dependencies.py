@@ -1,0 +1,313 @@
+"""The result cache's dependencies finer than a file: an analysis depends on the top-level names
+it looked up in another project module (and the statements that bind them), not on the whole
+module; and every edit that can change its findings is still seen.
+
+Each test compares the cached run with a run without the cache; none times anything.
+"""
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from mslint import runner
+from mslint.cache import ENVIRONMENT_VARIABLE, ModuleParts
+from mslint.cli import main
+
+HELPERS = """
+import numpy as np
+
+SCALE = 3
+
+
+def unused(x):
+    return x
+
+
+def to_numpy(x):
+    return x.asnumpy() + SCALE
+"""
+
+NET = """
+from mindspore import nn
+
+from helpers import to_numpy
+
+
+class Net(nn.Cell):
+    def construct(self, x):
+        return to_numpy(x)
+"""
+
+
+@pytest.fixture
+def cache_dir(tmp_path, monkeypatch):
+    directory = tmp_path / "cache"
+    monkeypatch.setenv(ENVIRONMENT_VARIABLE, str(directory))
+    return directory
+
+
+@pytest.fixture
+def analysed(monkeypatch):
+    """The files each run analysed (the others' results came from the cache)."""
+    seen = []
+    original = runner._analyse
+
+    def counting(path, source, config):
+        seen.append(os.path.basename(path))
+        return original(path, source, config)
+
+    monkeypatch.setattr(runner, "_analyse", counting)
+    return seen
+
+
+def lint(capsys, *paths):
+    """(cached run's findings, the same run's without the cache), as JSON rows."""
+    main(["--format", "json", "--jobs", "1", *paths])
+    cached = capsys.readouterr().out
+    main(["--format", "json", "--jobs", "1", "--no-cache", *paths])
+    uncached = capsys.readouterr().out
+    return json.loads(cached), json.loads(uncached)
+
+
+def rows(findings):
+    return [(f["path"], f["line"], f["code"], f["message"]) for f in findings]
+
+
+def test_a_helper_module_edit_away_from_what_the_analysis_read_reuses_the_result(project, capsys, cache_dir,
+                                                                               analysed, monkeypatch):
+    project.write("helpers.py", HELPERS)
+    project.write("net.py", NET)
+    monkeypatch.chdir(project.root)
+    first, _ = lint(capsys, "net.py")
+    assert [(code, "helpers.py:11" in message) for _, _, code, message in rows(first)] == [("MS101", True)]
+    analysed.clear()
+    with open("helpers.py", "a", encoding="utf-8") as handle:
+        handle.write("\n\ndef added(x):\n    return x.asnumpy()\n# and a comment\n")
+    cached, uncached = lint(capsys, "net.py")
+    assert cached == uncached == first
+    assert analysed.count("net.py") == 1  # only the run without the cache analysed it
+
+
+def test_an_edit_that_only_moves_the_helpers_lines_is_seen(project, capsys, cache_dir, analysed, monkeypatch):
+    project.write("helpers.py", HELPERS)
+    project.write("net.py", NET)
+    monkeypatch.chdir(project.root)
+    lint(capsys, "net.py")
+    project.write("helpers.py", HELPERS.replace("    return x\n", "    y = x\n    return y\n", 1))
+    cached, uncached = lint(capsys, "net.py")
+    assert cached == uncached
+    assert "helpers.py:12" in rows(cached)[0][3]
+
+
+def test_an_edit_of_a_function_the_helper_calls_in_its_module_is_seen(project, capsys, cache_dir, monkeypatch):
+    project.write("helpers.py", """
+        def inner(x):
+            return x.asnumpy()
+
+
+        def to_numpy(x):
+            return inner(x)
+        """)
+    project.write("net.py", NET)
+    monkeypatch.chdir(project.root)
+    first, _ = lint(capsys, "net.py")
+    assert [code for _, _, code, _ in rows(first)] == ["MS101"]
+    project.write("helpers.py", """
+        def inner(x):
+            return x + 1
+
+
+        def to_numpy(x):
+            return inner(x)
+        """)
+    cached, uncached = lint(capsys, "net.py")
+    assert cached == uncached == []
+
+
+def test_a_module_constant_the_helper_reads_is_part_of_what_it_read(project, capsys, cache_dir, analysed,
+                                                                    monkeypatch):
+    project.write("helpers.py", HELPERS)
+    project.write("net.py", NET)
+    monkeypatch.chdir(project.root)
+    lint(capsys, "net.py")
+    analysed.clear()
+    project.write("helpers.py", HELPERS.replace("SCALE = 3", "SCALE = 4"))
+    cached, uncached = lint(capsys, "net.py")
+    assert cached == uncached
+    assert analysed.count("net.py") == 2  # SCALE is read by to_numpy: analysed again
+
+
+def test_a_name_a_star_import_now_brings_in_is_seen(project, capsys, cache_dir, monkeypatch):
+    project.write("helpers.py", "import numpy as np\n")
+    project.write("net.py", NET.replace("from helpers import to_numpy", "from helpers import *"))
+    monkeypatch.chdir(project.root)
+    first, _ = lint(capsys, "net.py")
+    assert first == []
+    project.write("helpers.py", HELPERS)
+    cached, uncached = lint(capsys, "net.py")
+    assert cached == uncached
+    assert [code for _, _, code, _ in rows(cached)] == ["MS101"]
+
+
+def test_a_name_the_module_did_not_bind_before_is_seen(project, capsys, cache_dir, monkeypatch):
+    project.write("helpers.py", "import numpy as np\n")
+    project.write("net.py", NET.replace("from helpers import to_numpy", "import helpers").replace(
+        "return to_numpy(x)", "return helpers.to_numpy(x)"))
+    monkeypatch.chdir(project.root)
+    first, _ = lint(capsys, "net.py")
+    assert first == []
+    with open(project.root / "helpers.py", "a", encoding="utf-8") as handle:
+        handle.write(HELPERS.replace("import numpy as np", ""))
+    cached, uncached = lint(capsys, "net.py")
+    assert cached == uncached
+    assert [code for _, _, code, _ in rows(cached)] == ["MS101"]
+
+
+def test_a_base_class_change_in_a_module_of_other_code_is_seen(project, capsys, cache_dir, monkeypatch):
+    project.write("bases.py", """
+        from mindspore import nn
+
+
+        def unrelated():
+            return 1
+
+
+        class Base(nn.Cell):
+            pass
+        """)
+    project.write("net.py", """
+        import numpy as np
+
+        from bases import Base
+
+
+        class Net(Base):
+            def construct(self, x):
+                return np.sum(x)
+        """)
+    monkeypatch.chdir(project.root)
+    first, _ = lint(capsys, "net.py")
+    assert [code for _, _, code, _ in rows(first)] == ["MS102"]
+    project.write("bases.py", """
+        from mindspore import nn
+
+
+        def unrelated():
+            return 1
+
+
+        class Base:
+            pass
+        """)
+    cached, uncached = lint(capsys, "net.py")
+    assert cached == uncached == []
+
+
+def test_facts_computed_through_another_module_are_seen_by_every_file(project, capsys, cache_dir, monkeypatch):
+    """Two files whose analyses reach the same base class and, through its __init__, a helper of a
+    third module: both see the helper's edit (an analysis in a run that fills the cache never
+    takes another analysis's results, whose reads it would not record)."""
+    project.write("n.py", """
+        import mindspore as ms
+        import numpy as np
+
+
+        def make():
+            return np.ones(3)
+        """)
+    project.write("m.py", """
+        from mindspore import nn
+
+        from n import make
+
+
+        class Base(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.w = make()
+        """)
+    for name in ("a", "b"):
+        project.write(f"{name}.py", f"""
+            import numpy as np
+
+            from m import Base
+
+
+            class Net{name}(Base):
+                def construct(self, x):
+                    return np.sum(self.w)
+            """)
+    monkeypatch.chdir(project.root)
+    first, _ = lint(capsys, "a.py", "b.py")
+    assert [code for _, _, code, _ in rows(first)] == ["MS103", "MS103"]
+    project.write("n.py", """
+        import mindspore as ms
+        import numpy as np
+
+
+        def make():
+            return ms.Tensor(np.ones(3))
+        """)
+    cached, uncached = lint(capsys, "a.py", "b.py")
+    assert cached == uncached == []
+
+
+# -- the digest of what looking names up may read ------------------------------------------------
+MODULE = '''
+"""Docstring."""
+from __future__ import annotations
+
+import os.path as osp
+import collections.abc
+
+LIMIT = 3
+
+
+def helper(x):
+    return osp.join(x, LIMIT)
+
+
+def other(x):
+    return x
+
+
+@decorate
+def decorated():
+    global LATE
+    LATE = 1
+'''
+
+
+def digest(source: str, *names: str) -> str:
+    return ModuleParts(source.encode()).digest(names)
+
+
+def test_the_digest_follows_the_statements_a_name_reaches():
+    base = digest(MODULE, "helper")
+    assert digest(MODULE.replace("return x\n", "return x + 1\n"), "helper") == base  # other's body
+    assert digest(MODULE + "\ndef added():\n    pass\n", "helper") == base
+    assert digest(MODULE.replace("LIMIT = 3", "LIMIT = 4"), "helper") != base  # read through helper
+    assert digest(MODULE.replace("os.path as osp", "posixpath as osp"), "helper") != base
+    assert digest(MODULE.replace('"""Docstring."""', '"""Other."""'), "helper") != base
+    assert digest(MODULE.replace("import collections.abc", "import collections.abc\nimport sys"), "helper") != base
+    assert digest(MODULE + "\nhelper = other\n", "helper") != base  # a later binding
+    assert digest(MODULE, "other") != digest(MODULE.replace("return x\n", "return x + 1\n"), "other")
+
+
+def test_the_digest_counts_every_way_a_statement_may_bind_a_name():
+    assert digest(MODULE, "LATE") != digest(MODULE.replace("LATE = 1", "LATE = 2"), "LATE")  # global
+    assert digest(MODULE, "collections") != digest(MODULE.replace("collections.abc", "collections.x"),
+                                                   "collections")
+    assert digest(MODULE, "missing") != digest(MODULE + "\nif True:\n    missing = 1\n", "missing")
+    assert digest(MODULE, "missing") != digest(MODULE + "\n@(missing := deco)\ndef f():\n    pass\n", "missing")
+    starred = MODULE + "\nfrom elsewhere import *\n"
+    assert digest(starred, "anything") != digest(starred.replace("elsewhere", "other_place"), "anything")
+    assert digest(MODULE, "decorated") != digest(MODULE + "\ndecorate = None\n", "decorated")  # its decorator
+
+
+def test_the_digest_counts_positions():
+    moved = MODULE.replace("LIMIT = 3\n", "LIMIT = 3\n\n")
+    assert digest(moved, "helper") != digest(MODULE, "helper")
+    assert digest(MODULE + "\n\n# a comment\n", "helper") == digest(MODULE, "helper")
