@@ -10,9 +10,6 @@ from __future__ import annotations
 
 import gc
 import os
-import pickle
-import sys
-import threading
 from dataclasses import replace
 from typing import Dict, List, Optional, Tuple
 
@@ -26,7 +23,7 @@ from mslint import lattice, project, routing
 from mslint.context import ModuleContext
 from mslint.engine import check_module
 from mslint.findings import Finding
-from mslint.cache import ResultCache, _decode, _encode, cache_directory, content_hash
+from mslint.cache import ResultCache, cache_directory, content_hash
 from mslint.resolve import module_name_for_file
 from mslint.runner import GC_THRESHOLDS, decode_source, may_hold_graph_code, read_bytes, unsuppressed
 from mslint.rules import BAD_CONFIGURATION, TOOL_RULES, Rule, registry
@@ -55,10 +52,7 @@ class _RunState:
         self.fingerprints: Dict[int, tuple] = {}
         self.built: Optional[Dict[str, object]] = None  # file -> the astroid tree pylint built
         self.built_from = 0  # the size of astroid's cache when `built` was listed
-        self.prefiltered: Dict[Tuple[str, tuple], bool] = {}  # (importer, extra jit decorators) -> may hold graph code
         self.linter = None
-        self.background: Optional["_Background"] = None
-        self.background_tried = False
 
     def cache_for(self, config: config_module.Config) -> Optional[ResultCache]:
         """The command's result cache for this configuration, if it exists (loaded once)."""
@@ -170,10 +164,7 @@ def _context_analysis(path: str, config, enabled) -> List[Finding]:
     if _STATE.importer_sources[path] is None:
         return []
     data, source, digest = _STATE.importer_sources[path]
-    screened = (path, tuple(config.extra_jit_decorators))
-    if screened not in _STATE.prefiltered:
-        _STATE.prefiltered[screened] = may_hold_graph_code(source, config)
-    if not _STATE.prefiltered[screened]:
+    if not may_hold_graph_code(source, config):
         return []
 
     def compute() -> List[Finding]:
@@ -218,13 +209,11 @@ def _module_findings(linter, module) -> List[Finding]:
         return _STATE.findings
     path = module.file or module.name
     absolute = os.path.abspath(path)
-    if not _STATE.background_tried:
-        _STATE.background_tried = True
-        _STATE.background = _Background.start(linter)
-    if _STATE.background is not None:
-        _STATE.background.wait_for(absolute)
     config, error = _STATE.config_for(path)
-    enabled = _enabled_rules(linter, config)
+    enabled = config_module.enabled_rules(config)
+    for rule in registry():
+        if not linter.is_message_enabled(rule.pylint_id):
+            enabled[rule.code] = False
     data = _source_bytes(module)
     source = data.decode("utf-8", errors="replace")
     raw = list(_analysis(path, data, config, enabled,
@@ -249,136 +238,6 @@ def _module_findings(linter, module) -> List[Finding]:
     return _STATE.findings
 
 
-def _enabled_rules(linter, config: config_module.Config) -> Dict[str, bool]:
-    """The rules a module's analysis runs: the configuration's, less the messages pylint's own
-    settings disable (its run-wide settings: a pragma's line is not asked)."""
-    enabled = config_module.enabled_rules(config)
-    for rule in registry():
-        if not linter.is_message_enabled(rule.pylint_id):
-            enabled[rule.code] = False
-    return enabled
-
-
-# -- analyses done ahead, in a second process -------------------------------------------------
-# pylint builds every module of a serial run before it walks the first, and then walks them
-# one after another on one core.  Once the first module is walked, a forked copy of the process
-# (which shares pylint's trees) runs the analyses the coming modules will need, in the order
-# they will need them, while pylint walks; each module then takes the ones ready for it and
-# computes any other itself (a module whose own pylint settings enable other rules, say).  The
-# copy runs the same code on the same trees, so the findings are the same (a test compares);
-# what changes is the wall-clock time on a machine with a core to spare.  The copy only
-# reports results: it writes nothing and never reads what this process does afterwards.
-BACKGROUND_VARIABLE = "MSLINT_PLUGIN_PROCESS"  # "0": every analysis in pylint's own process
-BACKGROUND_FROM = 8  # files in the run; fewer: not worth a process
-
-
-class _Background:
-    """The forked process's side of the pipe, as this process reads it."""
-
-    def __init__(self, pid: int, reader, expected: frozenset):
-        self.pid = pid
-        self.reader = reader
-        self.expected = expected  # the files it works through (absolute paths)
-        self.done: set = set()
-        self.finished = False
-
-    @classmethod
-    def start(cls, linter) -> Optional["_Background"]:
-        order = getattr(linter, _RUN_ORDER_ATTRIBUTE, None) or ()
-        # (Linux only: elsewhere a fork without exec is not safe for every system library;
-        # never with threads running, nor in pylint's own worker processes)
-        if (len(order) < BACKGROUND_FROM or os.environ.get(BACKGROUND_VARIABLE) == "0"
-                or not sys.platform.startswith("linux") or threading.active_count() > 1
-                or getattr(linter.config, "jobs", 1) != 1):
-            return None
-        try:
-            reader, writer = os.pipe()
-        except OSError:
-            return None
-        try:
-            pid = os.fork()
-        except OSError:
-            os.close(reader)
-            os.close(writer)
-            return None
-        if pid == 0:  # the copy: work ahead, report, and leave without running anything of pylint's
-            status = 1
-            try:
-                os.close(reader)
-                _work_ahead(linter, order, writer)
-                status = 0
-            except BaseException:  # noqa: BLE001 - this process then computes what it needs itself
-                pass
-            finally:
-                os._exit(status)
-        os.close(writer)
-        return cls(pid, os.fdopen(reader, "rb"), frozenset(order))
-
-    def wait_for(self, path: str) -> None:
-        """Take every analysis the copy has sent up to the end of this file's."""
-        while not self.finished and path in self.expected and path not in self.done:
-            try:
-                message = pickle.load(self.reader)
-            except Exception:  # noqa: BLE001 - the copy died or its pipe broke: carry on alone
-                self.stop()
-                return
-            if message[0] == "end":
-                self.stop()
-                return
-            _, analyses, finished_path = message
-            for key, encoded in analyses:
-                if key not in _STATE.analyses:
-                    _STATE.analyses[key] = [_decode(key[0], item) for item in encoded]
-            self.done.add(finished_path)
-
-    def stop(self) -> None:
-        if self.finished:
-            return
-        self.finished = True
-        try:
-            self.reader.close()
-        except OSError:
-            pass
-        try:
-            os.kill(self.pid, 9)
-        except OSError:
-            pass
-        try:
-            os.waitpid(self.pid, 0)
-        except OSError:
-            pass
-
-
-def _work_ahead(linter, order, writer: int) -> None:
-    """In the forked copy: each file's own analysis and its importers', in the order pylint
-    visits the files, each file's results sent as soon as they are done."""
-    gc.set_threshold(*GC_THRESHOLDS)  # (all of this process's work is analysis)
-    _STATE.walking, _STATE.walked = None, []  # (pylint's walk of the module being visited stopped midway)
-    _STATE.background = None
-    out = os.fdopen(writer, "wb")
-    sent = set(_STATE.analyses)
-    for absolute in order:
-        module = _built_module(absolute)
-        if module is not None:
-            path = module.file or module.name  # (as _module_findings names it)
-            config, _ = _STATE.config_for(path)
-            enabled = _enabled_rules(linter, config)
-            data = _source_bytes(module)
-            source = data.decode("utf-8", errors="replace")
-            _analysis(path, data, config, enabled,
-                      lambda: _own_analysis(module, path, source, config, enabled))
-            if module.file:
-                for importer in project.project_for(absolute).all_importers(absolute):
-                    _context_analysis(importer, config, enabled)
-        new = [(key, [_encode(f, key[0]) for f in found]) for key, found in _STATE.analyses.items()
-               if key not in sent]
-        sent.update(key for key, _ in new)
-        pickle.dump(("analyses", new, absolute), out, protocol=pickle.HIGHEST_PROTOCOL)
-        out.flush()
-    pickle.dump(("end",), out, protocol=pickle.HIGHEST_PROTOCOL)
-    out.flush()
-
-
 # -- the files of the run ---------------------------------------------------------------------
 # A finding in a helper belongs to the helper's file when pylint lints that file too, and to
 # the call in the current file when it does not.  pylint does not tell a checker which files
@@ -386,7 +245,6 @@ def _work_ahead(linter, order, writer: int) -> None:
 # `-j N` are forked, so they inherit the list on the linter).  Without it (another pylint,
 # `--from-stdin`), the run is taken to be the current file alone.
 _RUN_FILES_ATTRIBUTE = "_mslint_run_files"
-_RUN_ORDER_ATTRIBUTE = "_mslint_run_order"  # the same files, absolute, in pylint's order
 
 
 def _run_files(linter) -> frozenset:
@@ -402,9 +260,7 @@ def record_run_files() -> None:
 
     def iterate_file_descrs(self, *args, **kwargs):
         items = list(original(self, *args, **kwargs))
-        order = tuple(dict.fromkeys(os.path.abspath(item.filepath) for item in items))
-        setattr(self, _RUN_FILES_ATTRIBUTE, frozenset(order))
-        setattr(self, _RUN_ORDER_ATTRIBUTE, order)
+        setattr(self, _RUN_FILES_ATTRIBUTE, frozenset(os.path.abspath(item.filepath) for item in items))
         return iter(items)
 
     iterate_file_descrs._mslint_records = True
@@ -433,11 +289,6 @@ def _fixable(finding: Finding) -> str:
 class _FamilyChecker(BaseChecker):
     name = CHECKER_NAME
     rules: Tuple[Rule, ...] = ()
-
-    def close(self) -> None:
-        if _STATE.background is not None:  # (the run is over: the copy, if still working, is not needed)
-            _STATE.background.stop()
-            _STATE.background = None
 
     def leave_module(self, node) -> None:
         codes = {rule.code for rule in self.rules}

@@ -131,39 +131,3 @@ def test_without_the_ms0_checker_the_analysis_walks_the_tree_itself(parity_proje
 def _tool_rules():
     from mslint.rules import TOOL_RULES
     return TOOL_RULES
-
-
-def test_analyses_done_ahead_in_a_second_process_report_what_pylints_process_reports(tmp_path):
-    """With enough files, a forked copy of pylint's process runs the analyses ahead of pylint's
-    walk (mslint.pylint_plugin._Background); the messages are those of a run without it."""
-    from mslint.pylint_plugin import BACKGROUND_FROM, BACKGROUND_VARIABLE
-
-    project = tmp_path / "project"
-    package = project / "pkg"
-    package.mkdir(parents=True)
-    (project / "pyproject.toml").write_text("[project]\nname = 'ahead'\n")
-    (package / "__init__.py").write_text("")
-    (package / "base.py").write_text(
-        "import numpy as np\nfrom mindspore import nn\n\n\ndef to_host(x):\n    return x.asnumpy()\n\n\n"
-        "class Base(nn.Cell):\n    def construct(self, x):\n        return self.head(x)\n\n"
-        "    def head(self, x):\n        return x\n")
-    for n in range(BACKGROUND_FROM + 2):
-        pragma = "# pylint: disable=third-party-call-in-graph\n" if n == 3 else ""
-        (package / f"net{n}.py").write_text(
-            f"{pragma}import numpy as np\n\nfrom .base import Base, to_host\n\n\nclass Net{n}(Base):\n"
-            f"    def head(self, x):\n        y = to_host(x)\n        return np.ones({n + 1}) + y\n")
-
-    def messages(process):
-        result = subprocess.run(
-            [sys.executable, "-m", "pylint", "--load-plugins=mslint", "--disable=all", "--enable=mslint",
-             "--output-format=json2", "pkg"],
-            cwd=project, capture_output=True, text=True, env=dict(os.environ, **{BACKGROUND_VARIABLE: process}))
-        assert result.stdout, result.stderr
-        return sorted((m["path"], m["line"], m["column"], m["symbol"], m["message"])
-                      for m in json.loads(result.stdout)["messages"])
-
-    alone, ahead = messages("0"), messages("1")
-    assert ahead == alone
-    symbols = [symbol for _, _, _, symbol, _ in alone]
-    assert symbols.count("tensor-to-numpy-in-graph") >= 1
-    assert symbols.count("third-party-call-in-graph") == BACKGROUND_FROM + 1  # one file's pragma turns it off
