@@ -156,7 +156,10 @@ class ModuleContext:
             methods = [m for m in klass.mymethods() if m.name not in ("construct", "bprop")
                        and self._assigns_self_attribute(m) and self.classes.jit_decorator(m) is None]
             for method in methods:
-                params = {name: lattice.CONST for name in lattice.root_params(method, self.resolver)}
+                if method.name == "__init__" and klass is cls:
+                    params = lattice.constructor_params(method, cls.name)
+                else:
+                    params = {name: lattice.CONST for name in lattice.root_params(method, self.resolver)}
                 state = self.interpreter.run(method, params, None)
                 for key, value in state.env.items():
                     if not key.startswith("self."):
@@ -167,7 +170,7 @@ class ModuleContext:
                     else:
                         from_others[name] = lattice.join(from_others[name], value) if name in from_others else value
         # an attribute another method reassigns (`enable_cache()`) has no known truth value
-        from_init = {name: lattice.without_truth(value) if name in from_others else value
+        from_init = {name: lattice.without_default(lattice.without_truth(value)) if name in from_others else value
                      for name, value in from_init.items()}
         return lattice.ClassFacts({**from_others, **from_init})
 

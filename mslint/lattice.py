@@ -1238,6 +1238,34 @@ def unknown_default(value: Value, name: str, default: nodes.NodeNG) -> Value:
     return value.with_tags(f"{_DEFAULT_TAG}{'truthy' if truth else 'falsy'}:{name}={default.as_string()}")
 
 
+def constructor_params(init: nodes.FunctionDef, class_name: str) -> Dict[str, Value]:
+    """Values of a class's own `__init__` parameters, for the facts it stores on `self`: each a
+    constant of unknown value; one with a literal default keeps, as a root's parameter does,
+    which branch its default selects (`if self.prefix_bucket:` with `prefix_bucket=False` is
+    compiled only when the class is built with another value, and a finding there says so)."""
+    params: Dict[str, Value] = {}
+    args = init.args
+    positional = list(args.posonlyargs or []) + list(args.args or [])
+    defaults = [None] * (len(positional) - len(args.defaults or [])) + list(args.defaults or [])
+    pairs = list(zip(positional, defaults)) + list(zip(args.kwonlyargs or [], args.kw_defaults or []))
+    for arg, default in pairs:
+        if arg.name in ("self", "cls"):
+            continue
+        if isinstance(default, nodes.Const) and default.value is not None:
+            params[arg.name] = unknown_default(literal(default), f"{arg.name} to {class_name}()", default)
+        else:
+            params[arg.name] = CONST
+    for name in (args.vararg, args.kwarg):
+        if name:
+            params[name] = CONST
+    return params
+
+
+def without_default(value: Value) -> Value:
+    tags = frozenset(t for t in value.tags if not t.startswith((_DEFAULT_TAG, _NONE_DEFAULT_TAG)))
+    return value if tags == value.tags else Value(value.kind, tags, value.cls, value.elements, value.node)
+
+
 def _default_guard(value: Value) -> Optional[Tuple[bool, str, str]]:
     """(truth under the default, parameter, default) of a condition on a root default."""
     for tag in value.tags:

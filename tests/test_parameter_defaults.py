@@ -321,3 +321,59 @@ def test_branches_on_none_and_string_defaults_say_when_they_are_compiled(project
     assert found[("MS401", 26)].endswith(past)  # and no MS405: `past is not None` is no tensor
     assert found[("MS401", 22)].endswith("(only compiled when the caller passes mode other than its default 'ms')")
     assert "only compiled" not in found[("MS401", 24)]
+
+
+INIT_DEFAULT = """
+import numpy as np
+import mindspore as ms
+from mindspore import nn, ops, Tensor
+
+
+class Cache:
+    @classmethod
+    def build(cls, x):
+        return x
+
+
+def embed(pos, output_type="np"):
+    if output_type == "np":
+        return Cache.build(pos)
+    return pos
+
+
+class T(nn.Cell):
+    def __init__(self, output_type="ms", prefix_bucket=False):
+        super().__init__()
+        self.output_type = output_type
+        self.prefix_bucket = prefix_bucket
+
+    def construct(self, t):
+        if self.prefix_bucket:
+            t = Cache.build(t)
+        return embed(t, output_type=self.output_type)
+"""
+
+
+def test_a_branch_an_init_default_leaves_out_names_the_constructor_argument(project):
+    # diffusers' SkyReelsV2Timesteps(output_type="ms") and udop's prefix_bucket=False: the
+    # branch is compiled only for a cell built with the other value
+    found = {f.line: f.message for f in project.lint_source(INIT_DEFAULT, select=["MS802"])}
+    assert sorted(found) == [14, 26]
+    assert found[14].endswith("(only compiled when the caller passes output_type to T() other than its default 'ms')")
+    assert found[26].endswith("(only compiled when the caller passes prefix_bucket to T() other than its default False)")
+
+
+@pytest.mark.mindspore
+def test_mindspore_compiles_an_init_default_guarded_branch_only_for_a_cell_built_with_another_value(tmp_path):
+    outcome = run_script(tmp_path, INIT_DEFAULT + """
+ms.set_context(mode=ms.GRAPH_MODE)
+x = Tensor(np.ones((2,), np.float32))
+for label, build in [("default", lambda: T()), ("np", lambda: T(output_type="np")),
+                     ("bucket", lambda: T(prefix_bucket=True))]:
+    try:
+        build()(x)
+        print(label, "compiled")
+    except Exception as error:
+        print(label, "failed", type(error).__name__)
+""", ("default", "np", "bucket"))
+    assert outcome == {"default": "compiled", "np": "failed TypeError", "bucket": "failed TypeError"}
