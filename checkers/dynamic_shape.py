@@ -147,12 +147,26 @@ def _guessed_input_arithmetic(ctx: ModuleContext, node, gf: GraphFunction, depth
             # an input's part, as `boxes, k = in_args` is: `cache["slen"]`, `sizes[0]`, `sizes[k]` with
             # `for k in sizes`
             return True
+        if _counted_in_constants(ctx, node, gf):
+            return True
         # a sequence not known to be a tensor indexed by an input: `self.starts[i]`
         return not ctx.value(node.value, gf).is_var and _guessed_input_arithmetic(ctx, node.slice, gf, depth + 1)
     if not isinstance(node, nodes.Name):
         return False
     bindings = local_bindings(node, gf.node)
     return bool(bindings) and all(_guessed_binding(ctx, binding, gf, depth) for binding in bindings)
+
+
+def _counted_in_constants(ctx: ModuleContext, node: nodes.Subscript, gf: GraphFunction) -> bool:
+    """`cache["slen"]` where the same function counts that entry up by compile-time ints
+    (`cache["slen"] += x.shape[1]`): an int, whatever the container's annotation says
+    (HF's `cache: Optional[Dict[str, Tensor]]` in flaubert and xlm)."""
+    if not isinstance(node.value, nodes.Name):
+        return False
+    entry = node.as_string()
+    counted = [augment for augment in gf.node.nodes_of_class(nodes.AugAssign)
+               if isinstance(augment.target, nodes.Subscript) and augment.target.as_string() == entry]
+    return bool(counted) and all(ctx.value(augment.value, gf).is_const for augment in counted)
 
 
 def _guessed_binding(ctx: ModuleContext, binding, gf: GraphFunction, depth: int) -> bool:
@@ -193,16 +207,27 @@ def _guessed_iterable(ctx: ModuleContext, node, gf: GraphFunction, depth: int) -
 
 
 def _unannotated_parameter(arguments: nodes.Arguments, name: str) -> bool:
+    """No annotation, or a bare container one (`pos: list`), which says nothing of what it holds."""
     positional = list(arguments.posonlyargs or []) + list(arguments.args or [])
     annotations = list(arguments.posonlyargs_annotations or []) + list(arguments.annotations or [])
     for index, arg in enumerate(positional):
         if arg.name == name:
-            return index >= len(annotations) or annotations[index] is None
+            return index >= len(annotations) or _says_nothing_of_elements(annotations[index])
     for index, arg in enumerate(arguments.kwonlyargs or []):
         if arg.name == name:
             annotations = arguments.kwonlyargs_annotations or []
-            return index >= len(annotations) or annotations[index] is None
+            return index >= len(annotations) or _says_nothing_of_elements(annotations[index])
     return False  # *args / **kwargs
+
+
+_BARE_CONTAINERS = frozenset({"list", "tuple", "dict", "List", "Tuple", "Dict", "Sequence", "Mapping"})
+
+
+def _says_nothing_of_elements(annotation) -> bool:
+    if annotation is None:
+        return True
+    name = annotation.attrname if isinstance(annotation, nodes.Attribute) else getattr(annotation, "name", None)
+    return isinstance(annotation, (nodes.Name, nodes.Attribute)) and name in _BARE_CONTAINERS
 
 
 def _tensor_method(qualname: Optional[str]) -> Optional[str]:

@@ -353,3 +353,55 @@ class Net(nn.Cell):
 """, select=("MS403",))
     assert codes_by_line(found) == {12: ["MS403"]}
     assert "the bound 'm'" in found[0].message
+
+
+def test_a_bare_container_annotation_is_no_evidence_of_tensor_elements(project):
+    # the second precision review: blip_diffusion's `ctx_begin_pos: list` holds config ints
+    source = """
+        from mindspore import nn, Tensor
+
+
+        class Bare(nn.Cell):
+            def construct(self, x: Tensor, pos: list):
+                for i in range(x.shape[0]):
+                    p = pos[i]
+                    y = x[i, :p]
+                return y
+
+
+        class Typed(nn.Cell):
+            def construct(self, x: Tensor, pos: Tensor):
+                p = pos[0]
+                return x[:, :p]
+    """
+    found = [(f.code, f.line) for f in project.lint_source(source, select=["MS403"])]
+    assert found == [("MS403", 15)]
+
+
+def test_a_cache_entry_counted_up_by_shapes_is_an_int_whatever_its_annotation(project):
+    # the second precision review: flaubert/xlm annotate `cache: Optional[Dict[str, Tensor]]` but
+    # keep an int in cache["slen"] (`cache["slen"] += tensor.shape[1]`)
+    source = """
+        from typing import Dict, Optional
+        from mindspore import nn, Tensor
+
+
+        class Counted(nn.Cell):
+            def construct(self, x, cache: Optional[Dict[str, Tensor]] = None):
+                if cache is not None:
+                    n = x.shape[1] - cache["slen"]
+                    x = x[:, -n:]
+                    cache["slen"] += x.shape[1]
+                return x
+
+
+        class Summed(nn.Cell):
+            def construct(self, x, cache: Optional[Dict[str, Tensor]] = None):
+                if cache is not None:
+                    n = x.shape[1] - cache["slen"]
+                    x = x[:, -n:]
+                    cache["slen"] += x.sum()
+                return x
+    """
+    found = [(f.code, f.line) for f in project.lint_source(source, select=["MS403"])]
+    assert found == [("MS403", 18)]
