@@ -1307,8 +1307,10 @@ def _compare_on_default(node: nodes.Compare, operands: List[Value]) -> Optional[
         return _guard_value(guard[1], guard[2], bool(compare(default, other.value)))
     if operator in ("is", "is not"):  # identity is decided when the graph is compiled, never a tensor
         for value, other in ((operands[0], right), (operands[1], node.left)):
-            if isinstance(other, nodes.Const) and other.value is None and value.is_const and value.has("none"):
-                return _TRUTHY_LITERAL if operator == "is" else _FALSY_LITERAL  # `self.head = None`
+            # `self.head = None` and nothing else sets it (another method's store drops "falsy")
+            if isinstance(other, nodes.Const) and other.value is None and value.is_const and value.has("none") \
+                    and value.has("falsy"):
+                return _TRUTHY_LITERAL if operator == "is" else _FALSY_LITERAL
         return CONST
     return None
 

@@ -161,3 +161,34 @@ class Net(nn.Cell):
         return x
 """, "MS805")
     assert [(f.code, f.line) for f in findings] == [("MS805", 16)]
+
+
+def test_none_set_in_init_and_set_again_by_another_method_is_not_a_known_none(project):
+    # seamless_m4t's positional encoding: __init__ sets self.pe = None, then extend_pe() (also
+    # called from construct) sets it; `if self.pe is not None:` is not decided by the None
+    source = """
+        from mindspore import nn
+
+
+        class P(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.pe = None
+                self.head = None
+                self.extend_pe(1)
+
+            def extend_pe(self, x):
+                if self.pe is not None:
+                    self.pe = self.pe + 1
+                    return
+                self.pe = x * 2
+
+            def construct(self, x):
+                self.extend_pe(x)
+                if self.head is not None:
+                    del x
+                return x
+    """
+    found = [(f.code, f.line) for f in project.lint_source(source, select=["MS710", "MS805"])]
+    # both stores are reported; the `del` under `self.head is not None` (None, never set) is not
+    assert found == [("MS710", 13), ("MS710", 15)]
