@@ -426,8 +426,9 @@ def _subscript_detections(ctx: ModuleContext, subscript: nodes.Subscript, gf: Gr
             bounds = [b for b in (part.lower, part.upper, part.step) if b is not None]
             variable = [b for b in bounds if _computed_from_tensor(ctx, b, gf)]
             if variable:
-                what = "a value computed at run time from tensor data" if ctx.value(variable[0], gf).has("host") \
-                    else "a tensor value"
+                # a Python number made from a tensor (`.tolist()`, `.item()`, arithmetic on them) is not a tensor
+                what = "a tensor value" if ctx.value(variable[0], gf).has("tensor") \
+                    else "a value computed at run time from tensor data"
                 yield Detection(
                     VARIABLE_SLICE_BOUND, subscript,
                     f"'{shown(subscript)}' slices with the bound '{shown(variable[0])}', {what}: the "

@@ -534,19 +534,20 @@ class Stepper(Optimizer):
     assert findings == []
 
 
-@pytest.mark.parametrize("signature, bound", [
-    ("x, n: Tensor", "n"),              # annotated as a tensor: evidence
-    ("x, n", "n.sum()"),                # a tensor op on the input
-    ("x, n", "ops.argmax(x) + 1"),      # computed by an op
+@pytest.mark.parametrize("signature, bound, said", [
+    ("x, n: Tensor", "n", "a tensor value"),              # annotated as a tensor: evidence
+    ("x, n", "n.sum()", "a tensor value"),                # a tensor op on the input
+    ("x, n", "ops.argmax(x) + 1", "a value computed at run time from tensor data"),  # computed by an op
+    ("x, n", "int(n.sum()) // 2", "a value computed at run time from tensor data"),  # a Python number made from one
 ])
-def test_slice_bound_with_evidence_of_a_tensor_is_flagged(project, signature, bound):
+def test_slice_bound_with_evidence_of_a_tensor_is_flagged(project, signature, bound, said):
     findings = lint(project, f"""
 class Net(nn.Cell):
     def construct(self, {signature}):
         k = {bound}
         return x[:k]
 """, "MS403")
-    assert lines(findings) == [8] and "a tensor value" in findings[0].message
+    assert lines(findings) == [8] and f"the bound 'k', {said}:" in findings[0].message
 
 
 def test_slice_bound_passed_by_a_graph_caller_as_a_tensor_is_flagged(project):
