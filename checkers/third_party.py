@@ -13,7 +13,7 @@ from typing import Iterator, Optional
 from astroid import Context, nodes
 
 from mslint import resolve
-from mslint.lattice import is_graph_value
+from mslint.lattice import is_graph_value, is_self_attribute
 from mslint.checkers.concurrency import owns as concurrency_owns
 from mslint.classes import call_arguments
 from mslint.context import ModuleContext
@@ -294,9 +294,7 @@ def _origins(ctx: ModuleContext, expr, depth: int = 0, in_call: bool = False):
         yield "leaf", expr
         return
     if isinstance(expr, nodes.Attribute) and expr.attrname in _SHAPE_ATTRIBUTES:
-        stored = isinstance(expr.expr, nodes.Attribute) and isinstance(expr.expr.expr, nodes.Name) \
-            and expr.expr.expr.name == "self"
-        yield ("leaf" if stored else "shape"), expr  # self.pos_embed.shape is fixed once __init__ has run
+        yield ("leaf" if is_self_attribute(expr.expr) else "shape"), expr  # self.pos_embed.shape is fixed once __init__ has run
         return
     if isinstance(expr, nodes.Call):
         func = expr.func

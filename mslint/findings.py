@@ -9,6 +9,11 @@ from mslint.rules import Rule
 if TYPE_CHECKING:
     from mslint.fixes import Fix
 
+# how a finding's message begins its note that only a non-default argument compiles the code
+# ("only compiled when the caller passes use_mask other than its default False"): written by
+# the analysis, read by the routing of findings between files
+COMPILED_ONLY_WHEN = "only compiled when the caller passes "
+
 
 @dataclass(frozen=True)
 class CallSite:

@@ -21,7 +21,8 @@ from astroid import nodes
 from mslint import data
 from mslint import mindspore_names as msn
 from mslint import resolve
-from mslint.classes import ClassIndex, call_arguments, is_static_method
+from mslint.findings import COMPILED_ONLY_WHEN
+from mslint.classes import ClassIndex, call_arguments, is_static_method, keyword_value
 
 
 class Kind(IntEnum):
@@ -752,7 +753,7 @@ class Interpreter:
         if node.attrname in _STATIC_ATTRIBUTES:
             if base.has("dynamic") and node.attrname in _SIZE_ATTRIBUTES:
                 return DYNAMIC_SCALAR
-            if node.attrname not in _SHAPE_NAMES or base.has("parameter") or _stored_on_self(node.expr):
+            if node.attrname not in _SHAPE_NAMES or base.has("parameter") or is_self_attribute(node.expr):
                 return CONST  # self.pos_embed.shape: fixed once __init__ has run, not an input's
             return SHAPE
         if node.attrname == "T" or node.attrname == "mT":
@@ -1117,7 +1118,7 @@ def _boolean_join_or_pick(qualname: str, last: str, node: nodes.Call, args: List
     if last in _JOINING_OPS:
         sequence = node.args[0] if node.args else None
         for name in ("tensors", "input_x", "x", "arrays", "input"):
-            sequence = sequence if sequence is not None else _keyword(node, name)
+            sequence = sequence if sequence is not None else keyword_value(node, name)
         if isinstance(sequence, (nodes.List, nodes.Tuple)):
             if any(isinstance(e, nodes.Starred) for e in sequence.elts):
                 return False
@@ -1129,8 +1130,8 @@ def _boolean_join_or_pick(qualname: str, last: str, node: nodes.Call, args: List
         if len(node.args) == 3:
             branches = node.args[1:]
         else:
-            branches = [node.args[1] if len(node.args) > 1 else _keyword(node, "input") or _keyword(node, "x"),
-                        _keyword(node, "other") or _keyword(node, "y")]
+            branches = [node.args[1] if len(node.args) > 1 else keyword_value(node, "input") or keyword_value(node, "x"),
+                        keyword_value(node, "other") or keyword_value(node, "y")]
         if any(b is None or isinstance(b, nodes.Starred) for b in branches) or len(node.args) > 3:
             return False
         return all(_bool_literal(b) or _boolean(state.values.get(b, UNKNOWN)) for b in branches)
@@ -1140,8 +1141,8 @@ def _boolean_join_or_pick(qualname: str, last: str, node: nodes.Call, args: List
 def _bool_tensor_literal(node: nodes.Call, state: "FunctionValues",
                          is_bool_dtype: Callable[[nodes.NodeNG], bool]) -> bool:
     """`ms.tensor([True])`, `Tensor(False)`, `ms.tensor([True], dtype=m.dtype)` with m boolean."""
-    data = node.args[0] if node.args else _keyword(node, "input_data") or _keyword(node, "data")
-    dtype = node.args[1] if len(node.args) > 1 else _keyword(node, "dtype")
+    data = node.args[0] if node.args else keyword_value(node, "input_data") or keyword_value(node, "data")
+    dtype = node.args[1] if len(node.args) > 1 else keyword_value(node, "dtype")
     if isinstance(data, (nodes.List, nodes.Tuple)):
         literal_data = bool(data.elts) and all(_bool_literal(e) for e in data.elts)
     else:
@@ -1153,13 +1154,6 @@ def _bool_tensor_literal(node: nodes.Call, state: "FunctionValues",
     if isinstance(dtype, nodes.Attribute) and dtype.attrname == "dtype":
         return _boolean(state.values.get(dtype.expr, UNKNOWN))
     return is_bool_dtype(dtype)
-
-
-def _keyword(call: nodes.Call, name: str):
-    for keyword in call.keywords or ():
-        if keyword.arg == name:
-            return keyword.value
-    return None
 
 
 def positional_values(call: nodes.Call, value_of: Callable[[nodes.NodeNG], Value]) -> List[Value]:
@@ -1277,7 +1271,7 @@ def _default_guard(value: Value) -> Optional[Tuple[bool, str, str]]:
 
 
 def _reads_self_attribute(test: nodes.NodeNG) -> bool:
-    return any(isinstance(n.expr, nodes.Name) and n.expr.name == "self" for n in test.nodes_of_class(nodes.Attribute))
+    return any(is_self_attribute(n) for n in test.nodes_of_class(nodes.Attribute))
 
 
 def _guard_value(name: str, default: str, truth: bool) -> Value:
@@ -1340,7 +1334,7 @@ def _mark_left_out_by_default(node: nodes.If, test: Value, state: FunctionValues
         return
     truth, name, default = guard
     taken, left_out = (node.body, node.orelse) if truth else (node.orelse, node.body)
-    condition = f"only compiled when the caller passes {name} other than its default {default}"
+    condition = f"{COMPILED_ONLY_WHEN}{name} other than its default {default}"
     statements = list(left_out)
     if taken and isinstance(taken[-1], (nodes.Return, nodes.Raise)):
         sibling = node.next_sibling()
@@ -1485,7 +1479,7 @@ def _number_sequence(annotation, resolver: resolve.Resolver) -> bool:
     return bool(numbers) and all(resolver.qualname(i) in _NUMBER_ANNOTATIONS for i in numbers)
 
 
-def _stored_on_self(node) -> bool:
+def is_self_attribute(node) -> bool:
     """`self.table`: an attribute of the cell."""
     return isinstance(node, nodes.Attribute) and isinstance(node.expr, nodes.Name) and node.expr.name == "self"
 

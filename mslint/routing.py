@@ -22,7 +22,7 @@ import os
 from dataclasses import replace
 from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
-from mslint.findings import Finding
+from mslint.findings import COMPILED_ONLY_WHEN, Finding
 
 
 def route(findings: Iterable[Finding], run_paths: Dict[str, str], in_project: Callable[[str], bool]) -> List[Finding]:
@@ -77,7 +77,7 @@ def _preference(finding: Finding) -> Tuple:
 
 
 # what mslint.context appends to a finding only a root parameter's non-default value compiles
-_CONDITIONAL = " (only compiled when the caller passes "
+_CONDITIONAL = f" ({COMPILED_ONLY_WHEN}"
 
 
 def _without_reach(message: str) -> str:
