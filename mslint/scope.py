@@ -409,30 +409,35 @@ class GraphScope:
     def _mark_compiled_only_when(self) -> None:
         """A function whose every call sits in a branch that a root's default leaves out (or in
         a function that is itself only compiled so) is compiled only for such a caller: its
-        findings say so, as findings in the branch itself do.  Reached through any other call,
-        it is always compiled."""
+        findings say so, as findings in the branch itself do, naming the condition of the call
+        its reach chain shows.  Reached through any other call, it is always compiled."""
         always = {key for key, gf in self._by_key.items() if gf.is_root}
-        queue = deque(always)
+        queue = deque(key for key in self._by_key if key in always)  # registration order: deterministic
         while queue:
             caller = queue.popleft()
             for target, condition in self._edges.get(caller, {}).values():
                 if condition is None and target not in always:
                     always.add(target)
                     queue.append(target)
-        conditions: Dict[tuple, str] = {}
-        pending = deque(always)
-        seen = set(always)
-        while pending:  # breadth first: the condition of the shortest guarded path
-            caller = pending.popleft()
-            for target, condition in self._edges.get(caller, {}).values():
-                if target in seen:
-                    continue
-                seen.add(target)
-                conditions[target] = condition or conditions.get(caller)
-                pending.append(target)
-        for key, condition in conditions.items():
-            if key not in always and condition and key in self._by_key:
-                self._by_key[key].compiled_only_when = condition
+        # the edge each function's reach ends with: (target, caller's display, line, column) -> (caller, condition)
+        reached_by = {(target, self._by_key[caller].display, call.lineno, call.col_offset): (caller, condition)
+                      for caller, edges in self._edges.items() for (call, target), (_, condition) in edges.items()}
+        conditions: Dict[tuple, Optional[str]] = {}
+
+        def condition_of(key: tuple) -> Optional[str]:
+            if key in always or key in conditions:
+                return conditions.get(key)
+            conditions[key] = None  # a cycle of guarded calls: no condition to name
+            hop = self._by_key[key].reach[-1]
+            found = reached_by.get((key, hop.caller, hop.line, hop.column))
+            if found is not None:
+                caller, condition = found
+                conditions[key] = condition or condition_of(caller)
+            return conditions[key]
+
+        for key, gf in self._by_key.items():
+            if key not in always:
+                gf.compiled_only_when = condition_of(key)
 
     def _close(self, queue: deque, defaulted: Set[tuple]) -> None:
         while queue:
