@@ -795,6 +795,14 @@ def test_masks_built_from_constants_are_dynamic_too(project):
     assert "built from constants" not in found[3].message
 
 
+def probe_shapes(tmp_path, program: str):
+    """Run a probe program with MindSpore; ({kind: "static" or "dynamic"} from the lines it prints, the run)."""
+    (tmp_path / "probe.py").write_text(program)
+    result = subprocess.run([sys.executable, "probe.py"], cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    shapes = dict(line.rsplit(" ", 1) for line in result.stdout.splitlines() if line.endswith(("static", "dynamic")))
+    return shapes, result
+
+
 @pytest.mark.mindspore
 @pytest.mark.skipif(importlib.util.find_spec("mindspore") is None, reason="needs the mindspore extra")
 def test_mindspore_does_not_fold_constant_masks(tmp_path):
@@ -804,9 +812,7 @@ x = Tensor(np.arange(6, dtype=np.float32) - 2)
 for kind in ("ones", "arange", "fill", "data", "integer index"):
     print(kind, "static" if Probe(kind)(x) else "dynamic")
 """
-    (tmp_path / "probe.py").write_text(program)
-    result = subprocess.run([sys.executable, "probe.py"], cwd=tmp_path, capture_output=True, text=True, timeout=600)
-    shapes = dict(line.rsplit(" ", 1) for line in result.stdout.splitlines() if line.endswith(("static", "dynamic")))
+    shapes, result = probe_shapes(tmp_path, program)
     assert shapes == {"ones": "dynamic", "arange": "dynamic", "fill": "dynamic", "data": "dynamic",
                       "integer index": "static"}, result.stdout + result.stderr[-2000:]
 
@@ -863,9 +869,7 @@ class Invert(nn.Cell):
 
 print("invert int32 dtype", Invert()(index).dtype)
 """
-    (tmp_path / "probe.py").write_text(program)
-    result = subprocess.run([sys.executable, "probe.py"], cwd=tmp_path, capture_output=True, text=True, timeout=600)
-    shapes = dict(line.rsplit(" ", 1) for line in result.stdout.splitlines() if line.endswith(("static", "dynamic")))
+    shapes, result = probe_shapes(tmp_path, program)
     assert shapes == {"all of a comparison": "dynamic", "any of floats": "dynamic", "invert an int input": "dynamic",
                       "cat of masks": "dynamic", "where of masks": "dynamic", "where with a bool literal": "dynamic",
                       "sum of a comparison": "static", "integer index": "static"}, result.stdout + result.stderr[-2000:]
@@ -919,8 +923,6 @@ x = Tensor(np.arange(6, dtype=np.float32).reshape(3, 2))
 for kind in ("nonzero", "unique", "masked_select", "filled", "bincount"):
     print(kind, "static" if Probe(kind)(x) else "dynamic")
 """
-    (tmp_path / "probe.py").write_text(program)
-    result = subprocess.run([sys.executable, "probe.py"], cwd=tmp_path, capture_output=True, text=True, timeout=600)
-    shapes = dict(line.rsplit(" ", 1) for line in result.stdout.splitlines() if line.endswith(("static", "dynamic")))
+    shapes, result = probe_shapes(tmp_path, program)
     assert shapes == {"nonzero": "dynamic", "unique": "dynamic", "masked_select": "dynamic", "filled": "dynamic",
                       "bincount": "static"}, result.stdout + result.stderr[-2000:]
