@@ -46,6 +46,8 @@ import time
 import zipfile
 from typing import Dict, List, Optional, Tuple
 
+from mslint.runner import available_cores  # (the policy of mslint's default --jobs)
+
 REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CORPORA = (("mindcv", "0.3.0"), ("mindyolo", "0.5.0"), ("mindocr", "0.5.0"))
 DEFAULT_CORPORA = ("mindcv", "mindyolo")
@@ -243,7 +245,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cache", default=os.path.join(REPOSITORY, ".corpora"),
                         help="where wheels, sources and mslint's cache go (default: .corpora/)")
-    parser.add_argument("--jobs", type=int, default=0, help="mslint --jobs (default: all cores)")
+    parser.add_argument("--jobs", type=int, default=0, help="mslint --jobs (default: none given, so mslint chooses)")
     parser.add_argument("--only", nargs="*", help="corpora to use (default: mindcv mindyolo; mindocr too if named)")
     parser.add_argument("--no-memory", action="store_true", help="skip the memory run on mindone")
     parser.add_argument("--repeat", type=int, default=5,
@@ -285,6 +287,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     runs["a"], runs["e0"] = fastest_run("(a)", floors), fastest_run("(e0)", plugins)
     repeats = {"a": [r.wall for r in floors], "e0": [r.wall for r in plugins]}
     times = max(1, args.repeat)
+    # mslint's default --jobs is the cores the last minute's load leaves idle: the runs of (a)
+    # and (e) just before keep about one core busy, so say what (b) had
+    workers = args.jobs or available_cores()
     runs["b"] = fastest_run("(b)", [measure("(b) mslint --no-cache", mslint + jobs + ["--no-cache", "--format", "json"]
                                             + targets, src, env) for _ in range(times)])
     runs["fill"] = measure("    mslint, cold cache (fills it)", mslint + jobs + ["--format", "json"] + targets, src, env)
@@ -364,7 +369,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         print(f"peak memory on {memory[0]}: {_mib(peak)} (target <= 1024 MiB) "
               f"{'ok' if peak <= MEMORY_TARGET else 'MISSED'}")
     if args.write:
-        _write(host, chosen, files, lines, runs, same, plugin_counts, reanalysed, memory, args.jobs, repeats)
+        _write(host, chosen, files, lines, runs, same, plugin_counts, reanalysed, memory, args.jobs, repeats,
+               workers)
     return 0 if all(same.values()) else 1
 
 
@@ -380,7 +386,8 @@ def _dependents(cache_directory: str, edited: str) -> int:
     return count
 
 
-def _write(host, chosen, files, lines, runs, same, plugin_counts, reanalysed, memory, jobs, repeats) -> None:
+def _write(host, chosen, files, lines, runs, same, plugin_counts, reanalysed, memory, jobs, repeats,
+           workers) -> None:
     times = len(repeats["a"])
     rows = [("(a)", f"`pylint --disable=all --enable=C0304` (pylint's floor; fastest of {times})", "a"),
             ("(b)", f"`mslint --no-cache` (fastest of {times})", "b"),
@@ -410,7 +417,9 @@ def _write(host, chosen, files, lines, runs, same, plugin_counts, reanalysed, me
     corpora = ", ".join(f"{n} {v}" for n, v in chosen)
     text = [BEGIN, "",
             f"Measured {time.strftime('%Y-%m-%d %H:%M %Z')} by `python benchmarks/run_benchmark.py --write`, "
-            f"mslint at `--jobs {jobs or 'all cores'}`.",
+            + (f"mslint at `--jobs {jobs}`." if jobs else
+               f"mslint at its default `--jobs` (the cores the last minute's load leaves idle: {workers} of "
+               f"{host['cores']} when (b) started, after the runs of (a) and (e))."),
             "",
             f"- Corpora: {corpora} (PyPI wheels): {files} files, {lines} lines.",
             f"- Machine: {host['cpu']}, {host['cores']} cores, {host['memory']} RAM; {host['os']}; "
