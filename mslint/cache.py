@@ -9,9 +9,7 @@ suppression comments, which each front-end applies its own way):
   `ModuleParts`), so editing a base class's module invalidates its subclasses', and editing a
   function of a helper module that no analysis of a file looked up does not;
 - every project-module lookup the analysis made and its answer (a new file can make an
-  import resolve to the project where it did not before);
-- of each name whose uses across the project the analysis read (the calls that build a
-  class: mslint.instantiations), the files that mention it (a new file may build it).
+  import resolve to the project where it did not before).
 The cache file itself is named by the configuration's fingerprint (and its root, when
 per-file-ignores patterns are relative to it), the mslint version and a digest of mslint's
 own source, so a change to any of them starts afresh.
@@ -303,12 +301,6 @@ class ResultCache:
             for dotted, directory, expected in entry["lookups"]:
                 if _find_project_file(dotted, directory) != expected:
                     return None
-        if entry.get("mentions"):
-            from mslint.project import project_at
-
-            for root, name, expected in entry["mentions"]:
-                if list(project_at(root).files_mentioning(name)) != expected:
-                    return None  # a file now builds the class, or no longer mentions it
         try:
             return [_decode(path, item) for item in entry.get("findings", [])]
         except (KeyError, TypeError, ValueError):
@@ -317,12 +309,9 @@ class ResultCache:
     def store(self, path: str, digest: str, module_name: str, findings: Iterable[Finding],
               files_read: Iterable[str], lookups: Dict[Tuple[str, str], Optional[str]],
               names_read: Optional[Dict[str, Iterable[str]]] = None,
-              whole_read: Optional[Iterable[str]] = None,
-              mentions: Optional[Dict[Tuple[str, str], Iterable[str]]] = None) -> None:
+              whole_read: Optional[Iterable[str]] = None) -> None:
         """`names_read`: the top-level names the analysis looked up in each module; a module
-        in `whole_read`, or with no entry in `names_read` when that is None, counts whole.
-        `mentions`: (project root, name) -> the project files that mention the name, which
-        the analysis read for it (mslint.instantiations)."""
+        in `whole_read`, or with no entry in `names_read` when that is None, counts whole."""
         absolute = os.path.abspath(path)
         whole = set(whole_read or ())
         if names_read is None:
@@ -340,7 +329,6 @@ class ResultCache:
             "module": module_name,
             "deps": deps,
             "lookups": sorted([dotted, directory, found] for (dotted, directory), found in lookups.items()),
-            "mentions": sorted([root, name, list(files)] for (root, name), files in (mentions or {}).items()),
             "findings": [_encode(f, absolute) for f in findings],
         }
         self.changed = True

@@ -14,8 +14,7 @@ from mslint.findings import CallSite, Finding, finding_at
 from mslint.libraries import library_classes
 from mslint.resolve import Resolver
 from mslint.rules import Rule
-from mslint.instantiations import keeps_default
-from mslint.project import program_mode, project_for
+from mslint.project import program_mode
 from mslint.scope import GraphFunction, GraphScope, NodeIndex, TypePositions, hop_text
 
 
@@ -32,8 +31,7 @@ class ModuleContext:
                                   libraries=library_classes())
         self.interpreter = lattice.Interpreter(self.resolver, self.class_facts, self._resolve_class, self.classes,
                                                flavour=(tuple(config.extra_jit_decorators),
-                                                        tuple(config.extra_cell_bases)),
-                                               kept_default=self._kept_default)
+                                                        tuple(config.extra_cell_bases)))
         self._facts: Dict[nodes.ClassDef, lattice.ClassFacts] = {}
         self._impure_facts: Set[nodes.ClassDef] = set()
         self._scope: Optional[GraphScope] = None
@@ -175,16 +173,6 @@ class ModuleContext:
         from_init = {name: lattice.without_default(lattice.without_truth(value)) if name in from_others else value
                      for name, value in from_init.items()}
         return lattice.ClassFacts({**from_others, **from_init})
-
-    def _kept_default(self, path: str, class_name: str, parameter: str, default: object) -> bool:
-        """Whether every call of this project class in the project leaves the `__init__`
-        parameter at its default (mslint.instantiations; the files read are recorded for the
-        result cache)."""
-        signature = lattice.INIT_SIGNATURES.get((path, class_name))
-        model = project_for(self.module.file or self.path)
-        if signature is None or not path or not model.contains(path):
-            return False  # a library's class: its users build it
-        return keeps_default(model, path, class_name, parameter, signature, default)
 
     def _assigns_self_attribute(self, method: nodes.FunctionDef) -> bool:
         """Whether the method stores anything on `self` (only then can it add a class fact)."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 import operator as operator_module
 from enum import IntEnum
-from typing import Callable, Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Set, Tuple
+from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from astroid import nodes
 
@@ -381,11 +381,8 @@ class Interpreter:
 
     def __init__(self, resolver: resolve.Resolver, class_facts: Callable[[Optional[nodes.ClassDef]], ClassFacts],
                  resolve_class: Callable[[nodes.NodeNG], Optional[nodes.ClassDef]], classes: ClassIndex,
-                 flavour: tuple = (), kept_default: Optional[Callable[[str, str, str, object], bool]] = None):
+                 flavour: tuple = ()):
         self.resolver = resolver
-        # (file, class, parameter, default) -> whether every call of that project class in the
-        # project leaves the `__init__` parameter at its default (mslint.instantiations)
-        self.kept_default = kept_default
         self.class_facts = class_facts
         self.resolve_class = resolve_class  # a call's function expression -> project ClassDef
         self.classes = classes  # methods through the project hierarchy, decorators
@@ -408,19 +405,6 @@ class Interpreter:
         else:
             self._block(function.body, state)
         return state
-
-    def _decided_by_project(self, test: Value) -> Optional[bool]:
-        """The truth of a condition on a class's `__init__` default that every call of the class
-        in the project leaves at that default: the other branch no program of it compiles."""
-        guard = _default_guard(test)
-        if guard is None or not guard.origin or self.kept_default is None:
-            return None
-        try:
-            default = ast.literal_eval(guard.default)
-        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-            return None
-        path, class_name, parameter = guard.origin.split(_ORIGIN)
-        return guard.truth if self.kept_default(path, class_name, parameter, default) else None
 
     def evaluate_isolated(self, node, state: FunctionValues) -> Value:
         """A node the main pass did not reach (e.g. a default value): evaluate it now."""
@@ -453,8 +437,6 @@ class Interpreter:
         elif isinstance(node, nodes.If):
             test = self._eval(node.test, state)
             truth = truth_value(test)
-            if truth is None:
-                truth = self._decided_by_project(test)
             if truth is None:
                 self._branches(state, node.body, node.orelse)
                 _mark_left_out_by_default(node, test, state)
@@ -904,7 +886,7 @@ class Interpreter:
         qualnames = [self.resolver.qualname(name) for name in names]
         if any(q is None or q in ("builtins.object", "builtins.NoneType", "types.NoneType") for q in qualnames):
             return None
-        return _guard_value(guard, False)
+        return _guard_value(guard[1], guard[2], False)
 
     def _positional_args(self, node: nodes.Call, state: FunctionValues) -> List[Value]:
         return positional_values(node, lambda argument: self._eval(argument, state))
@@ -1234,36 +1216,20 @@ def _default_value(function, name: str) -> Value:
     return literal(default) if isinstance(default, nodes.Const) else CONST
 
 
-_DEFAULT_TAG = "default:"  # "default:<truthy|falsy>:<parameter>=<its default, as written>[\0<origin>]"
-_ORIGIN = "\0"  # (never in source text) before an `__init__` parameter's origin: "<file>\0<class>\0<parameter>"
+_DEFAULT_TAG = "default:"  # "default:<truthy|falsy>:<parameter>=<its default, as written>"
 _NONE_DEFAULT_TAG = "none-default:"  # "none-default:<parameter>": a root input that defaults to None
 
 
-def unknown_default(value: Value, name: str, default: nodes.NodeNG, origin: str = "") -> Value:
+def unknown_default(value: Value, name: str, default: nodes.NodeNG) -> Value:
     """A root parameter's default: a constant whose value the caller chooses. It keeps, as a
-    tag, which branch the default itself would select, so that findings there can say so.
-    `origin`: for a class's `__init__` parameter, which one (see Interpreter.kept_default)."""
+    tag, which branch the default itself would select, so that findings there can say so."""
     truth = truth_value(value)
     if truth is None and isinstance(default, nodes.Const) and isinstance(default.value, str):
         truth = bool(default.value)  # `mode="ms"`: `mode == "np"` says when its branch is compiled
     value = without_truth(value)
     if truth is None:
         return value
-    return value.with_tags(_default_tag(truth, name, default.as_string(), origin))
-
-
-def _default_tag(truth: bool, name: str, default: str, origin: str) -> str:
-    tag = f"{_DEFAULT_TAG}{'truthy' if truth else 'falsy'}:{name}={default}"
-    return f"{tag}{_ORIGIN}{origin}" if origin else tag
-
-
-class Guard(NamedTuple):
-    """A condition on a parameter's default: its truth under the default, the parameter as
-    messages name it, the default as written, and (an `__init__` parameter's) origin."""
-    truth: bool
-    name: str
-    default: str
-    origin: str = ""
+    return value.with_tags(f"{_DEFAULT_TAG}{'truthy' if truth else 'falsy'}:{name}={default.as_string()}")
 
 
 def constructor_params(init: nodes.FunctionDef, class_name: str) -> Dict[str, Value]:
@@ -1280,22 +1246,13 @@ def constructor_params(init: nodes.FunctionDef, class_name: str) -> Dict[str, Va
         if arg.name in ("self", "cls"):
             continue
         if isinstance(default, nodes.Const) and default.value is not None:
-            origin = _ORIGIN.join((init.root().file or "", class_name, arg.name))
-            params[arg.name] = unknown_default(literal(default), f"{arg.name} to {class_name}()", default, origin)
+            params[arg.name] = unknown_default(literal(default), f"{arg.name} to {class_name}()", default)
         else:
             params[arg.name] = CONST
     for name in (args.vararg, args.kwarg):
         if name:
             params[name] = CONST
-    INIT_SIGNATURES[(init.root().file or "", class_name)] = (
-        tuple(arg.name for arg in positional if arg.name not in ("self", "cls")),
-        tuple(arg.name for arg in args.kwonlyargs or []))
     return params
-
-
-# (file, class) -> (positional parameters after self, keyword-only parameters) of each class
-# whose `__init__` defaults some tag names: how the project's calls of it are read
-INIT_SIGNATURES: Dict[Tuple[str, str], Tuple[Tuple[str, ...], Tuple[str, ...]]] = {}
 
 
 def without_default(value: Value) -> Value:
@@ -1303,14 +1260,13 @@ def without_default(value: Value) -> Value:
     return value if tags == value.tags else Value(value.kind, tags, value.cls, value.elements, value.node)
 
 
-def _default_guard(value: Value) -> Optional[Guard]:
-    """The Guard of a condition on a root's (or a class's `__init__`) default."""
+def _default_guard(value: Value) -> Optional[Tuple[bool, str, str]]:
+    """(truth under the default, parameter, default) of a condition on a root default."""
     for tag in value.tags:
         if tag.startswith(_DEFAULT_TAG):
             truth, spelled = tag[len(_DEFAULT_TAG):].split(":", 1)
-            spelled, _, origin = spelled.partition(_ORIGIN)
             name, default = spelled.split("=", 1)
-            return Guard(truth == "truthy", name, default, origin)
+            return truth == "truthy", name, default
     return None
 
 
@@ -1318,9 +1274,9 @@ def _reads_self_attribute(test: nodes.NodeNG) -> bool:
     return any(is_self_attribute(n) for n in test.nodes_of_class(nodes.Attribute))
 
 
-def _guard_value(guard: Guard, truth: bool) -> Value:
+def _guard_value(name: str, default: str, truth: bool) -> Value:
     """A constant condition whose value the caller chooses; `truth` is its value under the default."""
-    return Value(Kind.CONST, frozenset({_default_tag(truth, guard.name, guard.default, guard.origin)}))
+    return Value(Kind.CONST, frozenset({f"{_DEFAULT_TAG}{'truthy' if truth else 'falsy'}:{name}={default}"}))
 
 
 def _compare_on_default(node: nodes.Compare, operands: List[Value]) -> Optional[Value]:
@@ -1342,7 +1298,7 @@ def _compare_on_default(node: nodes.Compare, operands: List[Value]) -> Optional[
                    "==": operator_module.eq, "!=": operator_module.ne}.get(operator)
         if compare is None or not isinstance(default, (type(None), bool, int, float, str)):
             return None
-        return _guard_value(guard, bool(compare(default, other.value)))
+        return _guard_value(guard[1], guard[2], bool(compare(default, other.value)))
     if operator in ("is", "is not"):  # identity is decided when the graph is compiled, never a tensor
         for value, other in ((operands[0], right), (operands[1], node.left)):
             # `self.head = None` and nothing else sets it (another method's store drops "falsy")
@@ -1353,11 +1309,11 @@ def _compare_on_default(node: nodes.Compare, operands: List[Value]) -> Optional[
     return None
 
 
-def _none_default(value: Value) -> Optional[Guard]:
-    """Guard(False, parameter, "None") for a root input that defaults to None (see _default_guard)."""
+def _none_default(value: Value) -> Optional[Tuple[bool, str, str]]:
+    """(False, parameter, "None") for a root input that defaults to None (see _default_guard)."""
     for tag in value.tags:
         if tag.startswith(_NONE_DEFAULT_TAG):
-            return Guard(False, tag[len(_NONE_DEFAULT_TAG):], "None")
+            return False, tag[len(_NONE_DEFAULT_TAG):], "None"
     return None
 
 
@@ -1365,7 +1321,8 @@ def _negated_default(value: Value) -> FrozenSet[str]:
     guard = _default_guard(value)
     if guard is None:
         return frozenset()
-    return frozenset({_default_tag(not guard.truth, guard.name, guard.default, guard.origin)})
+    truth, name, default = guard
+    return frozenset({f"{_DEFAULT_TAG}{'falsy' if truth else 'truthy'}:{name}={default}"})
 
 
 def _mark_left_out_by_default(node: nodes.If, test: Value, state: FunctionValues) -> None:
@@ -1375,7 +1332,7 @@ def _mark_left_out_by_default(node: nodes.If, test: Value, state: FunctionValues
     guard = _default_guard(test)
     if guard is None:
         return
-    truth, name, default, _ = guard
+    truth, name, default = guard
     taken, left_out = (node.body, node.orelse) if truth else (node.orelse, node.body)
     condition = f"{COMPILED_ONLY_WHEN}{name} other than its default {default}"
     statements = list(left_out)

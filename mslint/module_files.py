@@ -74,22 +74,18 @@ class ReadLog:
     a module an import may now find, invalidates the result; editing a function of a
     module that the analysis never looked up does not (mslint.cache)."""
 
-    __slots__ = ("files", "lookups", "names", "whole", "mentions")
+    __slots__ = ("files", "lookups", "names", "whole")
 
     def __init__(self):
         self.files: set = set()
         self.lookups: Dict[Tuple[str, str], Optional[str]] = {}
         self.names: Dict[str, set] = {}  # module file -> top-level names looked up in it
         self.whole: set = set()  # module files read as a whole
-        # (project root, name) -> the project files whose text contains the name (a class's
-        # calls read across the project: a new file that builds it changes the answer)
-        self.mentions: Dict[Tuple[str, str], Tuple[str, ...]] = {}
 
     def merge(self, other: "ReadLog") -> None:
         self.files |= other.files
         self.lookups.update(other.lookups)
         self.whole |= other.whole
-        self.mentions.update(other.mentions)
         for path, names in other.names.items():
             mine = self.names.get(path)
             if mine is None:
@@ -112,14 +108,6 @@ def _read_whole(path: str) -> None:
     log = HOOKS.log
     if log is not None:
         log.whole.add(path)
-
-
-def read_mentions(root: str, name: str, files: Tuple[str, ...]) -> None:
-    """An analysis read every project file that mentions `name` (mslint.instantiations)."""
-    log = HOOKS.log
-    if log is not None:
-        log.mentions[(root, name)] = files
-        log.whole.update(files)
 
 
 class RecordingLocals(dict):

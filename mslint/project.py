@@ -16,7 +16,7 @@ import ast
 import os
 import re
 import stat
-from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
+from typing import Dict, FrozenSet, Iterable, List, Optional, Set
 
 from mslint import module_files
 from mslint.directories import PROJECT_MARKERS
@@ -78,9 +78,6 @@ class Project:
         self._imports: Dict[str, FrozenSet[str]] = {}
         self._modes: Optional[FrozenSet[str]] = None
         self._importers: Optional[Dict[str, Set[str]]] = None
-        self._star_exported: Optional[FrozenSet[str]] = None
-        self.memo: Dict[str, dict] = {}  # answers other modules compute from the files, by kind
-        self._words: Optional[Dict[bytes, List[int]]] = None  # identifier -> numbers of the files holding it
 
     # -- files -------------------------------------------------------------------------------
     def files(self) -> List[str]:
@@ -106,42 +103,6 @@ class Project:
             except OSError:
                 self._texts[path] = None
         return self._texts[path]
-
-    def tree(self, path: str) -> Optional[ast.Module]:
-        """A file's `ast` tree (None when it does not parse); not kept (a big project's trees
-        would not fit in memory), so a caller keeps what it needs of it."""
-        return _parse(self.text(path), path)
-
-    def files_mentioning(self, name: str) -> Tuple[str, ...]:
-        """The project files whose text holds `name` as a word (in code, strings or comments)."""
-        if self._words is None:
-            # one pass over the whole project: a class's uses are asked for class by class
-            words: Dict[bytes, List[int]] = {}
-            for number, path in enumerate(self.files()):
-                for word in set(_WORD.findall(self.text(path) or b"")):
-                    words.setdefault(word, []).append(number)
-            self._words = words
-        files = self.files()
-        return tuple(files[number] for number in self._words.get(name.encode("utf-8"), ()))
-
-    def star_exported(self) -> FrozenSet[str]:
-        """The modules some package's `__init__.py` imports with `from .module import *`."""
-        if self._star_exported is None:
-            found: Set[str] = set()
-            for path in self.files():
-                text = self.text(path)
-                if os.path.basename(path) != "__init__.py" or not text or b"*" not in text:
-                    continue
-                directory = os.path.dirname(path)
-                for node in ast.walk(_import_statements(text, path) or ast.Module(body=[], type_ignores=[])):
-                    if not (isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names)):
-                        continue
-                    if node.level:
-                        found.update(_relative_files(directory, node.level, node.module, []))
-                    elif node.module:
-                        found.update(self._module_files(node.module, directory))
-            self._star_exported = frozenset(found)
-        return self._star_exported
 
     def contains(self, path: str) -> bool:
         path = os.path.abspath(path)
@@ -301,9 +262,6 @@ _IMPORT_STATEMENT = re.compile(
     rb"^[ \t]*(?:from[ \t]+[\w.]+[ \t]+import[ \t]*(?:\([^)]*\)|[^\n;#]*)|import[ \t]+[^\n;#]+)", re.MULTILINE)
 
 
-_WORD = re.compile(rb"[A-Za-z_\x80-\xff][A-Za-z0-9_\x80-\xff]*")  # an identifier (UTF-8 bytes taken as letters)
-
-
 def _import_statements(text: Optional[bytes], path: str) -> Optional[ast.Module]:
     """A module made of the file's import statements only (each parsed on its own: one that
     is really inside a string, or cut by a backslash, is left out)."""
@@ -364,7 +322,10 @@ _PROJECTS: Dict[str, Project] = {}
 
 def project_for(path: str) -> Project:
     """The Project a file belongs to (one object per root for the life of the process run)."""
-    return project_at(project_root(path))
+    root = project_root(path)
+    if root not in _PROJECTS:
+        _PROJECTS[root] = Project(root)
+    return _PROJECTS[root]
 
 
 def program_mode(path: str) -> Optional[str]:
@@ -376,13 +337,6 @@ def analysis_identity(path: str, module_name: str) -> str:
     """What a cached analysis of a file must match besides its content: its module name, and
     the program's mode (it decides which constructs are roots)."""
     return module_name + ("|pynative" if program_mode(path) == PYNATIVE else "")
-
-
-def project_at(root: str) -> Project:
-    """The Project whose root is `root` (as project_for names it)."""
-    if root not in _PROJECTS:
-        _PROJECTS[root] = Project(root)
-    return _PROJECTS[root]
 
 
 def forget_projects() -> None:
