@@ -609,7 +609,9 @@ class Interpreter:
                 # MindSpore 2.10 (GRAPH_MODE) gives a Bool tensor for ~ on int, uint8, float and bool tensors;
                 # a graph value with no tags is an input whose tensor tag a join dropped (Optional[Tensor])
                 return Value(operand.kind, operand.tags | {"tensor", "bool"})
-            return Value(operand.kind, operand.tags, None, None)
+            if node.op == "~":
+                return _inverted(operand)
+            return Value(operand.kind, operand.tags, None, None)  # -x, +x: the same truth
         if isinstance(node, (nodes.Tuple, nodes.List)):
             elements = tuple(self._eval(e, state) for e in node.elts)
             return Value(Kind(join_args(elements)), _host_tags(elements), None,
@@ -1268,6 +1270,24 @@ def _default_guard(value: Value) -> Optional[Tuple[bool, str, str]]:
             name, default = spelled.split("=", 1)
             return truth == "truthy", name, default
     return None
+
+
+def _inverted(value: Value) -> Value:
+    """`~x` on a Python number: `~0` and `~False` are -1 (truthy), `~-1` is 0, `~True` is -2, so
+    its truth is not x's: known for a falsy x, and for a default, computed from the default."""
+    tags = frozenset(t for t in value.tags if t not in ("truthy", "falsy") and not t.startswith(_DEFAULT_TAG))
+    if truth_value(value) is False:
+        tags |= {"truthy"}
+    guard = _default_guard(value)
+    if guard is not None:
+        truth, name, default = guard
+        try:
+            number = ast.literal_eval(default)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            number = None
+        if isinstance(number, int):  # (bool included)
+            tags |= {f"{_DEFAULT_TAG}{'truthy' if ~number else 'falsy'}:{name}={default}"}
+    return Value(value.kind, tags)
 
 
 def _reads_self_attribute(test: nodes.NodeNG) -> bool:

@@ -377,3 +377,46 @@ for label, build in [("default", lambda: T()), ("np", lambda: T(output_type="np"
         print(label, "failed", type(error).__name__)
 """, ("default", "np", "bucket"))
     assert outcome == {"default": "compiled", "np": "failed TypeError", "bucket": "failed TypeError"}
+
+
+# -- `~` on a Python number -----------------------------------------------------------------
+# `~False` and `~0` are -1 and `~True` is -2 (truthy), `~-1` is 0: the branch under `if ~DEBUG:`
+# with DEBUG = False is compiled, and `if ~self.flag:` with flag=False too, under the default
+INVERTED = """
+class Net(nn.Cell):
+    def __init__(self, flag=False):
+        super().__init__()
+        self.flag = flag
+
+    def construct(self, x):
+        if ~DEBUG:
+            x = x + 100
+            y = ops.masked_select(x, x > 0)
+        if ~self.flag:
+            x = x + 10
+            z = ops.masked_select(x, x > 1)
+        else:
+            z = ops.masked_select(x, x > 2)
+        return x
+"""
+
+
+def test_invert_of_a_python_constant_is_not_its_truth(project):
+    found = {f.line: f.message for f in lint(project, INVERTED, "MS401")}
+    assert sorted(found) == [15, 18, 20]
+    assert "only compiled when" not in found[15] and "only compiled when" not in found[18]
+    assert found[20].endswith("(only compiled when the caller passes flag to Net() other than its default False)")
+
+
+@pytest.mark.mindspore
+def test_mindspore_compiles_the_branch_of_an_inverted_false_or_true_but_not_of_minus_one(tmp_path):
+    outcome = run_script(tmp_path, "import numpy as np\nfrom mindspore import Tensor\n" + HEADER + INVERTED.replace(
+        "y = ops.masked_select(x, x > 0)", "pass").replace("z = ops.masked_select(x, x > 1)", "pass").replace(
+        "z = ops.masked_select(x, x > 2)", "pass") + """
+ms.set_context(mode=ms.GRAPH_MODE)
+x = Tensor(np.zeros((2,), np.float32))
+for label, flag in (("false", False), ("true", True), ("minus-one", -1), ("zero", 0)):
+    print(label, Net(flag)(x).asnumpy().tolist())
+""", ("false", "true", "minus-one", "zero"))
+    assert outcome == {"false": "[110.0, 110.0]", "true": "[110.0, 110.0]", "minus-one": "[100.0, 100.0]",
+                       "zero": "[110.0, 110.0]"}
