@@ -17,7 +17,9 @@ measures on the same files, in one run:
   (e) pylint --load-plugins=mslint --disable=all --enable=C0304,mslint, with the cache a
       `mslint` run left (the edit of (d) undone), and with no cache to read
 
-A machine shared with other work makes single timings jitter by several percent, so every
+(b) is measured first: mslint's default --jobs uses the cores the last minute's load leaves
+idle, and the runs of (a) and (e) leave about one core's load, which a developer's shell
+does not have.  A machine shared with other work makes single timings jitter by several percent, so every
 measured run is repeated --repeat times (default 5; (a) and (e) without a cache to read,
 the two closest to each other, alternately) and the fastest of each counts, as timeit
 does: the work is the same every time, so a slower run measured other processes' work too.
@@ -274,6 +276,12 @@ def main(argv: Optional[List[str]] = None) -> int:
     print(f"machine: {host['cpu']}, {host['cores']} cores, load {host['load']}", flush=True)
 
     runs: Dict[str, Run] = {}
+    times = max(1, args.repeat)
+    # (b) first: mslint's default --jobs takes the cores the last minute's load leaves idle, and
+    # the runs of (a) and (e) leave about one core's load; a developer's shell has both cores
+    workers = args.jobs or available_cores()
+    runs["b"] = fastest_run("(b)", [measure("(b) mslint --no-cache", mslint + jobs + ["--no-cache", "--format", "json"]
+                                            + targets, src, env) for _ in range(times)])
     plugin = pylint + ["--load-plugins=mslint", "--disable=all", "--enable=C0304,mslint"] + targets
     floors, plugins = [], []
     empty = tempfile.mkdtemp(prefix="mslint-no-cache-")
@@ -286,12 +294,6 @@ def main(argv: Optional[List[str]] = None) -> int:
         shutil.rmtree(empty, ignore_errors=True)
     runs["a"], runs["e0"] = fastest_run("(a)", floors), fastest_run("(e0)", plugins)
     repeats = {"a": [r.wall for r in floors], "e0": [r.wall for r in plugins]}
-    times = max(1, args.repeat)
-    # mslint's default --jobs is the cores the last minute's load leaves idle: the runs of (a)
-    # and (e) just before keep about one core busy, so say what (b) had
-    workers = args.jobs or available_cores()
-    runs["b"] = fastest_run("(b)", [measure("(b) mslint --no-cache", mslint + jobs + ["--no-cache", "--format", "json"]
-                                            + targets, src, env) for _ in range(times)])
     runs["fill"] = measure("    mslint, cold cache (fills it)", mslint + jobs + ["--format", "json"] + targets, src, env)
     runs["c"] = fastest_run("(c)", [measure("(c) mslint, warm cache", mslint + jobs + ["--format", "json"] + targets,
                                             src, env) for _ in range(times)])
@@ -419,7 +421,8 @@ def _write(host, chosen, files, lines, runs, same, plugin_counts, reanalysed, me
             f"Measured {time.strftime('%Y-%m-%d %H:%M %Z')} by `python benchmarks/run_benchmark.py --write`, "
             + (f"mslint at `--jobs {jobs}`." if jobs else
                f"mslint at its default `--jobs` (the cores the last minute's load leaves idle: {workers} of "
-               f"{host['cores']} when (b) started, after the runs of (a) and (e))."),
+               f"{host['cores']} when (b) started, the first runs). The CPU ratio of (b) is what one core "
+               "would take."),
             "",
             f"- Corpora: {corpora} (PyPI wheels): {files} files, {lines} lines.",
             f"- Machine: {host['cpu']}, {host['cores']} cores, {host['memory']} RAM; {host['os']}; "
