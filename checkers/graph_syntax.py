@@ -23,9 +23,9 @@ from mslint.rules import Rule, implements
 LEGACY_JIT_API = Rule(
     "MS801", "legacy-jit-api", "error",
     "A removed or deprecated jit API is used: `ms_function`, `ms_class`, or the module `mindspore.common.api`.",
-    "Use `mindspore.jit` instead of `ms_function` and `mindspore.jit_class` instead of `ms_class` (their 2.0 "
-    "replacements), imported from `mindspore`; import from `mindspore` or `mindspore.graph.api`, not "
-    "`mindspore.common.api`.",
+    "Replace what the message names: `ms_function` with `mindspore.jit` and `ms_class` with "
+    "`mindspore.jit_class` (their 2.0 replacements, imported from `mindspore`); an import from "
+    "`mindspore.common.api` with one from `mindspore` or `mindspore.graph.api`.",
 )
 CLASSMETHOD_IN_GRAPH = Rule(
     "MS802", "classmethod-in-graph", "error",
