@@ -17,6 +17,7 @@ from mslint.config import enabled_rules
 from mslint.context import ModuleContext
 from mslint.findings import Finding, shown
 from mslint.rules import Rule, implements
+from mslint.lattice import is_self_attribute
 from mslint.scope import GraphFunction, local_bindings
 
 OBJECT_FROM_TENSORS = Rule(
@@ -279,8 +280,131 @@ def _mutation_message(ctx: ModuleContext, owner, attribute: str, spelled: str, g
             "but found variable)")
 
 
+# A plain object built in graph code and changed by its own methods, such as a Hugging Face KV
+# cache (`past_key_values = DynamicCache()`, then `update` in every layer). MindSpore 2.10 under
+# LAX does not carry such a change to the object's next use: a second `update` does not see the
+# first (through a sub-cell the result is silently wrong; called directly, AttributeError), and
+# reading it back fails. One use is fine (`return Cache().update(x)`). Checked on MindSpore by
+# tests/test_custom_types.py. (STRICT reports the change itself, inside the method, above.)
+_CONTAINER_MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault",
+                                 "popitem", "add", "discard", "sort", "reverse"})
+
+
+def _own_change(method: nodes.FunctionDef) -> Optional[str]:
+    """How a method changes its object (`self.keys = ...`, `self.layers.append(...)`), if it does."""
+    for node in method.nodes_of_class((nodes.AssignAttr, nodes.Subscript, nodes.Call)):
+        if isinstance(node, nodes.AssignAttr) and isinstance(node.expr, nodes.Name) and node.expr.name == "self":
+            return f"self.{node.attrname} = ..."
+        if isinstance(node, nodes.Subscript) and isinstance(node.parent, nodes.Assign) and node in node.parent.targets \
+                and is_self_attribute(node.value):
+            return f"{node.value.as_string()}[...] = ..."
+        if isinstance(node, nodes.Call) and isinstance(node.func, nodes.Attribute) \
+                and node.func.attrname in _CONTAINER_MUTATORS and is_self_attribute(node.func.expr):
+            return f"{node.func.expr.as_string()}.{node.func.attrname}(...)"
+    return None
+
+
+def _changing_methods(ctx: ModuleContext, cls: nodes.ClassDef) -> dict:
+    """Method name -> how it changes the object, over the class's hierarchy (first definition wins)."""
+    memo = ctx.memo.setdefault("ms204.changing", {})
+    if cls not in memo:
+        found: dict = {}
+        seen: Set[str] = set()
+        for klass in ctx.classes.mro(cls):
+            for method in klass.mymethods():
+                if method.name in seen or (method.name.startswith("__") and method.name.endswith("__")):
+                    continue  # (__init__ builds the object; an override hides its base's method)
+                seen.add(method.name)
+                change = _own_change(method)
+                if change:
+                    found[method.name] = change
+        memo[cls] = found
+    return memo[cls]
+
+
+def _in_loop_without(node, outer, creation) -> bool:
+    """Whether `node` sits in a loop of `outer` that does not also hold `creation` (it runs again)."""
+    current = node.parent
+    while current is not None and current is not outer:
+        if isinstance(current, (nodes.For, nodes.While, nodes.Comprehension)) and \
+                not any(ancestor is current for ancestor in creation.node_ancestors()):
+            return True
+        current = current.parent
+    return False
+
+
+def _changed_then_used(ctx: ModuleContext, call: nodes.Call, gf: GraphFunction, changing: dict):
+    """(the use that may change the object, the next use) when graph code builds the object into
+    a local name, changes it or hands it to a call, and uses it again (later, or in a loop); None
+    otherwise.  Of several, the likeliest change: a changing method called on it, then a call in a
+    loop (`layer(h, past_key_values=cache)` for each layer), then a sub-cell or method of self."""
+    statement = call.parent
+    if not (isinstance(statement, nodes.Assign) and statement.value is call and len(statement.targets) == 1
+            and isinstance(statement.targets[0], nodes.AssignName)):
+        return None
+    name = statement.targets[0].name
+    after = (statement.end_lineno or statement.lineno, statement.end_col_offset or 0)
+    uses = sorted((n for n in gf.node.nodes_of_class(nodes.Name)
+                   if n.name == name and (n.lineno, n.col_offset) > after),
+                  key=lambda n: (n.lineno, n.col_offset))
+    found = []
+    for index, use in enumerate(uses):
+        parent = use.parent
+        if isinstance(parent, nodes.Attribute) and parent.expr is use and parent.attrname in changing \
+                and isinstance(parent.parent, nodes.Call) and parent.parent.func is parent:
+            change, rank = parent.parent, 0  # cache.update(k)
+        elif isinstance(parent, nodes.Call) and use in parent.args or \
+                isinstance(parent, nodes.Keyword) and isinstance(parent.parent, nodes.Call):
+            change = parent if isinstance(parent, nodes.Call) else parent.parent  # self.attn(x, cache)
+            if ctx.resolver.kind(ctx.call_qualname(change, gf) or "", change.root().file) == resolve.BUILTIN:
+                continue  # isinstance(cache, ...), len(cache): reads it
+            rank = 3 - (2 if _in_loop_without(use, gf.node, statement) else 0) \
+                - (1 if isinstance(change.func, nodes.Attribute) and isinstance(change.func.expr, nodes.Name)
+                   and change.func.expr.name == "self" or isinstance(change.func, nodes.Subscript) else 0)
+        else:
+            continue
+        if _in_loop_without(use, gf.node, statement):
+            found.append((rank, change, use))
+        elif index + 1 < len(uses):
+            found.append((rank, change, uses[index + 1]))
+    if not found:
+        return None
+    rank, change, again = min(found, key=lambda item: item[0])
+    return change, again
+
+
+def _rebuilt_per_use(ctx: ModuleContext, call: nodes.Call, gf: GraphFunction, cls) -> Optional[str]:
+    if gf.strict or not _mutable_custom(ctx, cls):
+        return None
+    changing = _changing_methods(ctx, cls)
+    if not changing:
+        return None
+    found = _changed_then_used(ctx, call, gf, changing)
+    if found is None:
+        return None
+    change, again = found
+    called = change.func.attrname if isinstance(change.func, nodes.Attribute) and change.func.attrname in changing \
+        and isinstance(change.func.expr, nodes.Name) and change.func.expr.name == call.parent.targets[0].name else None
+    method, how = (called, changing[called]) if called else next(iter(changing.items()))
+    again_text = "in a loop" if again.lineno <= change.lineno else f"at line {again.lineno}"
+    done = f"'{_short(change.as_string(), 50)}' changes it" if called else \
+        f"it is passed to '{_short(change.as_string(), 50)}'"
+    return (f"'{_short(call.as_string(), 50)}' builds an instance of {describe(ctx, cls)} in graph code, and its "
+            f"{method}() changes it ({how}); {done} and it is used again {again_text}: under LAX, MindSpore "
+            "does not carry a change of such an object to its next use (a "
+            "second update does not see the first: a wrong result, or an error such as AttributeError), and "
+            "STRICT rejects the change (TypeError: ... the member attribute must be of the Parameter type); keep "
+            "the state in tensors that each call takes and returns, or build the object outside the compiled code")
+
+
 @implements(OBJECT_MUTATED)
 def check_object_mutated(ctx: ModuleContext) -> Iterator[Finding]:
+    for call, gf in ctx.graph_nodes(nodes.Call):
+        cls = ctx.resolver.resolve_callable(call.func)
+        if isinstance(cls, nodes.ClassDef):
+            message = _rebuilt_per_use(ctx, call, gf, cls)
+            if message:
+                yield ctx.finding(OBJECT_MUTATED, call, message, gf)
     for statement, gf in ctx.graph_nodes(nodes.Assign, nodes.AugAssign, nodes.AnnAssign):
         for target in _attribute_targets(statement):
             spelled = _short(target.as_string(), 50) + (f" {statement.op}" if isinstance(statement, nodes.AugAssign)
