@@ -335,9 +335,11 @@ def _in_loop_without(node, outer, creation) -> bool:
 
 def _changed_then_used(ctx: ModuleContext, call: nodes.Call, gf: GraphFunction, changing: dict):
     """(the use that may change the object, the next use) when graph code builds the object into
-    a local name, changes it or hands it to a call, and uses it again (later, or in a loop); None
-    otherwise.  Of several, the likeliest change: a changing method called on it, then a call in a
-    loop (`layer(h, past_key_values=cache)` for each layer), then a sub-cell or method of self."""
+    a local name, changes it or hands it to a call, and uses it again (later, or in a loop: then
+    the next use is the same one); None otherwise.  Of several, the likeliest change: a changing
+    method called on it, then a call in a loop, a local callable first (`decoder_layer(h,
+    past_key_values=cache)` rather than a `self._checkpointing(...)` branch), then other calls.
+    A helper's `return` of it is not a use: its caller may drop it."""
     statement = call.parent
     if not (isinstance(statement, nodes.Assign) and statement.value is call and len(statement.targets) == 1
             and isinstance(statement.targets[0], nodes.AssignName)):
@@ -345,11 +347,13 @@ def _changed_then_used(ctx: ModuleContext, call: nodes.Call, gf: GraphFunction, 
     name = statement.targets[0].name
     after = (statement.end_lineno or statement.lineno, statement.end_col_offset or 0)
     uses = sorted((n for n in gf.node.nodes_of_class(nodes.Name)
-                   if n.name == name and (n.lineno, n.col_offset) > after),
+                   if n.name == name and (n.lineno, n.col_offset) > after
+                   and (gf.is_root or not isinstance(n.statement(), nodes.Return))),
                   key=lambda n: (n.lineno, n.col_offset))
     found = []
     for index, use in enumerate(uses):
         parent = use.parent
+        in_loop = _in_loop_without(use, gf.node, statement)
         if isinstance(parent, nodes.Attribute) and parent.expr is use and parent.attrname in changing \
                 and isinstance(parent.parent, nodes.Call) and parent.parent.func is parent:
             change, rank = parent.parent, 0  # cache.update(k)
@@ -358,18 +362,16 @@ def _changed_then_used(ctx: ModuleContext, call: nodes.Call, gf: GraphFunction, 
             change = parent if isinstance(parent, nodes.Call) else parent.parent  # self.attn(x, cache)
             if ctx.resolver.kind(ctx.call_qualname(change, gf) or "", change.root().file) == resolve.BUILTIN:
                 continue  # isinstance(cache, ...), len(cache): reads it
-            rank = 3 - (2 if _in_loop_without(use, gf.node, statement) else 0) \
-                - (1 if isinstance(change.func, nodes.Attribute) and isinstance(change.func.expr, nodes.Name)
-                   and change.func.expr.name == "self" or isinstance(change.func, nodes.Subscript) else 0)
+            rank = (1 if in_loop else 3) + (0 if isinstance(change.func, nodes.Name) else 1)
         else:
             continue
-        if _in_loop_without(use, gf.node, statement):
-            found.append((rank, change, use))
+        if in_loop:
+            found.append((rank, index, change, use))
         elif index + 1 < len(uses):
-            found.append((rank, change, uses[index + 1]))
+            found.append((rank, index, change, uses[index + 1]))
     if not found:
         return None
-    rank, change, again = min(found, key=lambda item: item[0])
+    _, _, change, again = min(found, key=lambda item: item[:2])
     return change, again
 
 
@@ -385,16 +387,21 @@ def _rebuilt_per_use(ctx: ModuleContext, call: nodes.Call, gf: GraphFunction, cl
     change, again = found
     called = change.func.attrname if isinstance(change.func, nodes.Attribute) and change.func.attrname in changing \
         and isinstance(change.func.expr, nodes.Name) and change.func.expr.name == call.parent.targets[0].name else None
-    method, how = (called, changing[called]) if called else next(iter(changing.items()))
-    again_text = "in a loop" if again.lineno <= change.lineno else f"at line {again.lineno}"
-    done = f"'{_short(change.as_string(), 50)}' changes it" if called else \
-        f"it is passed to '{_short(change.as_string(), 50)}'"
-    return (f"'{_short(call.as_string(), 50)}' builds an instance of {describe(ctx, cls)} in graph code, and its "
-            f"{method}() changes it ({how}); {done} and it is used again {again_text}: under LAX, MindSpore "
-            "does not carry a change of such an object to its next use (a "
-            "second update does not see the first: a wrong result, or an error such as AttributeError), and "
-            "STRICT rejects the change (TypeError: ... the member attribute must be of the Parameter type); keep "
-            "the state in tensors that each call takes and returns, or build the object outside the compiled code")
+    in_loop = again is change or any(ancestor is change for ancestor in again.node_ancestors())
+    again_text = "in a loop" if in_loop else f"at line {again.lineno}"
+    if called:  # the method it calls, and what that method changes
+        changed = (f"its {called}() changes it ({changing[called]}); '{_short(change.as_string(), 50)}' calls it "
+                   f"and it is used again {again_text}")
+    else:  # handed on: which method the callee uses is not followed
+        names = sorted(changing, key=lambda method: (method != "update", method))[:3]
+        changed = (f"its methods change it ({', '.join(f'{method}()' for method in names)}); it is passed to "
+                   f"'{_short(change.as_string(), 50)}' and used again {again_text}")
+    return (f"'{_short(call.as_string(), 50)}' builds an instance of {describe(ctx, cls)} in graph code; "
+            f"{changed}: under LAX, MindSpore does not carry the object's "
+            "changes to its later uses (a wrong result, an error such as AttributeError, or an object handed "
+            "back empty or stale), and STRICT rejects the change (TypeError: ... the member attribute must be "
+            "of the Parameter type); keep the state in tensors that each call takes and returns, or build the "
+            "object outside the compiled code")
 
 
 @implements(OBJECT_MUTATED)
