@@ -16,8 +16,8 @@ from mslint import resolve
 from mslint.config import enabled_rules
 from mslint.context import ModuleContext
 from mslint.findings import Finding, shown
-from mslint.rules import Rule, implements
 from mslint.lattice import is_self_attribute
+from mslint.rules import Rule, implements
 from mslint.scope import GraphFunction, local_bindings
 
 OBJECT_FROM_TENSORS = Rule(
@@ -285,7 +285,7 @@ def _mutation_message(ctx: ModuleContext, owner, attribute: str, spelled: str, g
 # LAX does not carry such a change to the object's next use: a second `update` does not see the
 # first (through a sub-cell the result is silently wrong; called directly, AttributeError), and
 # reading it back fails. One use is fine (`return Cache().update(x)`). Checked on MindSpore by
-# tests/test_custom_types.py. (STRICT reports the change itself, inside the method, above.)
+# tests/test_objects_changed_in_graph.py. (STRICT reports the change itself, in the method, above.)
 _CONTAINER_MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault",
                                  "popitem", "add", "discard", "sort", "reverse"})
 
