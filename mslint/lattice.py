@@ -1231,7 +1231,13 @@ def unknown_default(value: Value, name: str, default: nodes.NodeNG) -> Value:
     value = without_truth(value)
     if truth is None:
         return value
-    return value.with_tags(f"{_DEFAULT_TAG}{'truthy' if truth else 'falsy'}:{name}={default.as_string()}")
+    return value.with_tags(_default_tag(truth, name, default.as_string()))
+
+
+def _default_tag(truth: bool, name: str, default: str) -> str:
+    """The tag of a condition on a parameter's default: its truth under the default, the
+    parameter as messages name it, the default as written (read back by _default_guard)."""
+    return f"{_DEFAULT_TAG}{'truthy' if truth else 'falsy'}:{name}={default}"
 
 
 def constructor_params(init: nodes.FunctionDef, class_name: str) -> Dict[str, Value]:
@@ -1275,18 +1281,18 @@ def _default_guard(value: Value) -> Optional[Tuple[bool, str, str]]:
 def _inverted(value: Value) -> Value:
     """`~x` on a Python number: `~0` and `~False` are -1 (truthy), `~-1` is 0, `~True` is -2, so
     its truth is not x's: known for a falsy x, and for a default, computed from the default."""
-    tags = frozenset(t for t in value.tags if t not in ("truthy", "falsy") and not t.startswith(_DEFAULT_TAG))
+    tags = without_default(without_truth(value)).tags
     if truth_value(value) is False:
         tags |= {"truthy"}
     guard = _default_guard(value)
     if guard is not None:
-        truth, name, default = guard
+        _, name, default = guard
         try:
             number = ast.literal_eval(default)
         except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
             number = None
         if isinstance(number, int):  # (bool included)
-            tags |= {f"{_DEFAULT_TAG}{'truthy' if ~number else 'falsy'}:{name}={default}"}
+            tags |= {_default_tag(bool(~number), name, default)}
     return Value(value.kind, tags)
 
 
@@ -1296,7 +1302,7 @@ def _reads_self_attribute(test: nodes.NodeNG) -> bool:
 
 def _guard_value(name: str, default: str, truth: bool) -> Value:
     """A constant condition whose value the caller chooses; `truth` is its value under the default."""
-    return Value(Kind.CONST, frozenset({f"{_DEFAULT_TAG}{'truthy' if truth else 'falsy'}:{name}={default}"}))
+    return Value(Kind.CONST, frozenset({_default_tag(truth, name, default)}))
 
 
 def _compare_on_default(node: nodes.Compare, operands: List[Value]) -> Optional[Value]:
@@ -1342,7 +1348,7 @@ def _negated_default(value: Value) -> FrozenSet[str]:
     if guard is None:
         return frozenset()
     truth, name, default = guard
-    return frozenset({f"{_DEFAULT_TAG}{'falsy' if truth else 'truthy'}:{name}={default}"})
+    return frozenset({_default_tag(not truth, name, default)})
 
 
 def _mark_left_out_by_default(node: nodes.If, test: Value, state: FunctionValues) -> None:
