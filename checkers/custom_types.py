@@ -112,15 +112,25 @@ def _short(text: str, limit: int = 40) -> str:
     return shown(text, limit)
 
 
+def _custom_calls(ctx: ModuleContext) -> List[Tuple[nodes.Call, GraphFunction, nodes.ClassDef]]:
+    """(call, graph function, class) for every call in graph code that builds a user-class object."""
+    cached = ctx.memo.get("ms2.custom_calls")
+    if cached is None:
+        cached = []
+        for call, gf in ctx.graph_nodes(nodes.Call):
+            cls = ctx.resolver.resolve_callable(call.func)
+            if custom_class(ctx, cls):
+                cached.append((call, gf, cls))
+        ctx.memo["ms2.custom_calls"] = cached
+    return cached
+
+
 def _creations(ctx: ModuleContext):
     """(call, graph function, class, first variable argument) for custom objects built from graph values."""
     cached = ctx.memo.get("ms2.creations")
     if cached is None:
         cached = []
-        for call, gf in ctx.graph_nodes(nodes.Call):
-            cls = ctx.resolver.resolve_callable(call.func)
-            if not custom_class(ctx, cls):
-                continue
+        for call, gf, cls in _custom_calls(ctx):
             variable = _first_variable_argument(ctx, call, gf)
             if variable is not None:
                 cached.append((call, gf, cls, variable))
@@ -387,7 +397,7 @@ def _rebuilt_per_use(ctx: ModuleContext, call: nodes.Call, gf: GraphFunction, cl
     change, again = found
     called = change.func.attrname if isinstance(change.func, nodes.Attribute) and change.func.attrname in changing \
         and isinstance(change.func.expr, nodes.Name) and change.func.expr.name == call.parent.targets[0].name else None
-    in_loop = again is change or any(ancestor is change for ancestor in again.node_ancestors())
+    in_loop = any(ancestor is change for ancestor in again.node_ancestors())
     again_text = "in a loop" if in_loop else f"at line {again.lineno}"
     if called:  # the method it calls, and what that method changes
         changed = (f"its {called}() changes it ({changing[called]}); '{_short(change.as_string(), 50)}' calls it "
@@ -406,12 +416,10 @@ def _rebuilt_per_use(ctx: ModuleContext, call: nodes.Call, gf: GraphFunction, cl
 
 @implements(OBJECT_MUTATED)
 def check_object_mutated(ctx: ModuleContext) -> Iterator[Finding]:
-    for call, gf in ctx.graph_nodes(nodes.Call):
-        cls = ctx.resolver.resolve_callable(call.func)
-        if isinstance(cls, nodes.ClassDef):
-            message = _rebuilt_per_use(ctx, call, gf, cls)
-            if message:
-                yield ctx.finding(OBJECT_MUTATED, call, message, gf)
+    for call, gf, cls in _custom_calls(ctx):
+        message = _rebuilt_per_use(ctx, call, gf, cls)
+        if message:
+            yield ctx.finding(OBJECT_MUTATED, call, message, gf)
     for statement, gf in ctx.graph_nodes(nodes.Assign, nodes.AugAssign, nodes.AnnAssign):
         for target in _attribute_targets(statement):
             spelled = _short(target.as_string(), 50) + (f" {statement.op}" if isinstance(statement, nodes.AugAssign)
