@@ -86,6 +86,8 @@ import re
 import sys
 from typing import Dict, Iterable, List, Optional, Set, Tuple
 
+from sample_precision import take_in_turns  # (scripts/: the same draw as the precision sample)
+
 FAMILIES = ("MS1", "MS2", "MS3", "MS4", "MS7", "MS8")
 DEFAULT_OFF = {"MS006", "MS404", "MS405", "MS502", "MS702", "MS804"}
 
@@ -564,14 +566,7 @@ def draw(unreported: List[dict], corpora: List[str], per_family: int, seed: int,
     for family in FAMILIES:
         for stratum in strata:
             pools = {c: [x for x in unreported if x["family"] == family and x["corpus"] == c] for c in stratum}
-            for pool in pools.values():
-                rng.shuffle(pool)
-            taken = 0
-            while taken < per_family and any(pools.values()):
-                for corpus in stratum:
-                    if pools[corpus] and taken < per_family:
-                        sample.append(dict(pools[corpus].pop(), verdict="", reason=""))
-                        taken += 1
+            sample += [dict(x, verdict="", reason="") for _, x in take_in_turns(pools, per_family, rng)]
     return sample
 
 

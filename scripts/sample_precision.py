@@ -17,12 +17,26 @@ import argparse
 import collections
 import json
 import random
-from typing import Dict, List
+from typing import Dict, List, Tuple
 
 
 def relative(path: str, corpus: str) -> str:
     marker = f"/src/{corpus}/"
     return path.split(marker, 1)[1] if marker in path else path
+
+
+def take_in_turns(pools: Dict[str, List[dict]], limit: int, rng: random.Random) -> List[Tuple[str, dict]]:
+    """Up to `limit` (corpus, item) pairs: each pool shuffled, then the corpora taking turns in
+    the order given, each giving its next item, so that one large corpus does not fill the
+    sample (the pools are emptied as they give)."""
+    for pool in pools.values():
+        rng.shuffle(pool)
+    taken: List[Tuple[str, dict]] = []
+    while len(taken) < limit and any(pools.values()):
+        for corpus in pools:
+            if pools[corpus] and len(taken) < limit:
+                taken.append((corpus, pools[corpus].pop()))
+    return taken
 
 
 def draw(by_corpus: Dict[str, List[dict]], per_rule: int, seed: int) -> List[dict]:
@@ -31,15 +45,8 @@ def draw(by_corpus: Dict[str, List[dict]], per_rule: int, seed: int) -> List[dic
     sample: List[dict] = []
     for code in codes:
         pools = {corpus: [f for f in findings if f["code"] == code] for corpus, findings in by_corpus.items()}
-        for pool in pools.values():
-            rng.shuffle(pool)
-        taken = 0
-        while taken < per_rule and any(pools.values()):
-            for corpus in by_corpus:
-                if pools[corpus] and taken < per_rule:
-                    finding = pools[corpus].pop()
-                    sample.append(dict(finding, corpus=corpus, path=relative(finding["path"], corpus)))
-                    taken += 1
+        sample += [dict(finding, corpus=corpus, path=relative(finding["path"], corpus))
+                   for corpus, finding in take_in_turns(pools, per_rule, rng)]
     return sample
 
 
