@@ -20,7 +20,7 @@ from astroid import nodes
 
 from mslint import data
 from mslint import mindspore_names as msn
-from mslint import resolve
+from mslint import raising_calls, resolve
 from mslint.findings import COMPILED_ONLY_WHEN
 from mslint.classes import ClassIndex, call_arguments, is_static_method, keyword_value
 
@@ -390,6 +390,7 @@ class Interpreter:
         self._global_names: Dict[int, FrozenSet[str]] = {}  # per module, the names some `global` declares
         self._returns: Dict[tuple, Tuple[Optional[tuple], Value]] = {}  # key -> (exact key if pure, value)
         self._inline_depth = 0
+        self._raising_calls: Dict[nodes.Call, bool] = {}
         self.flavour = flavour  # the configuration the results depend on (part of a shared key)
         # How many times a result read something that depends on what ran before (a class-facts
         # recursion guard, or a result that read one): a result computed while this count stays
@@ -478,6 +479,8 @@ class Interpreter:
             state.env[node.name] = Value(Kind.CONST, frozenset({"callable"}))
         elif isinstance(node, nodes.Expr):
             self._eval(node.value, state)
+            if isinstance(node.value, nodes.Call) and self._always_raises(node.value):
+                return True  # `deprecate(..., "0.34.0")` past that version: MindSpore stops there
         elif isinstance(node, nodes.Return):
             state.returns.append(self._eval(node.value, state) if node.value is not None else CONST)
             return True
@@ -494,6 +497,12 @@ class Interpreter:
                 if isinstance(target, nodes.Name):
                     state.env.pop(target.name, None)
         return False
+
+    def _always_raises(self, call: nodes.Call) -> bool:
+        found = self._raising_calls.get(call)
+        if found is None:
+            found = self._raising_calls[call] = raising_calls.always_raises(call, self.resolver)
+        return found
 
     def _branches(self, state: FunctionValues, *bodies) -> None:
         start = state.env
