@@ -68,6 +68,19 @@ class Timesteps(nn.Cell):
 PACKAGE_VERSION = '__version__ = "0.35.1"\n'
 
 
+def run_claim(tmp_path, source: str, *argv: str) -> list:
+    """The lines starting with "outcome" that a MindSpore program prints (run in tmp_path)."""
+    if not HAS_MINDSPORE:
+        pytest.skip("MindSpore is not installed")
+    script = tmp_path / "claim.py"
+    script.write_text(source)
+    done = subprocess.run([sys.executable, str(script), *argv], capture_output=True, text=True, cwd=tmp_path,
+                          timeout=600)
+    outcome = [line for line in done.stdout.splitlines() if line.startswith("outcome ")]
+    assert outcome, done.stdout + done.stderr
+    return outcome
+
+
 def write_package(project, removed_in: str, package_init: str = PACKAGE_VERSION, deprecation: str = DEPRECATION):
     project.write("lib/__init__.py", package_init)
     project.write("lib/utils/__init__.py", "")
@@ -250,8 +263,6 @@ except Exception as error:
 @pytest.mark.mindspore
 @pytest.mark.parametrize("mode", ["STRICT", "LAX"])
 def test_mindspore_stops_at_the_deprecation_and_never_reaches_the_numpy_call(tmp_path, mode):
-    if not HAS_MINDSPORE:
-        pytest.skip("MindSpore is not installed")
     from conftest import Project
 
     project = Project(tmp_path)
@@ -259,18 +270,11 @@ def test_mindspore_stops_at_the_deprecation_and_never_reaches_the_numpy_call(tmp
     hoisted = DEPRECATION.replace("    from .. import __version__\n", "").replace(
         "from packaging import version\n", "from packaging import version\n\nfrom .. import __version__\n")
     write_package(project, removed_in="0.34.0", deprecation=hoisted)
-    script = tmp_path / "claim.py"
-    script.write_text(DEPRECATION_CLAIM)
-    done = subprocess.run([sys.executable, str(script), mode], capture_output=True, text=True, cwd=tmp_path,
-                          timeout=600)
-    outcome = [line for line in done.stdout.splitlines() if line.startswith("outcome ")]
-    assert outcome == ["outcome ValueError True"], done.stdout + done.stderr
+    assert run_claim(tmp_path, DEPRECATION_CLAIM, mode) == ["outcome ValueError True"]
     # and with a deprecation still to come, the NumPy call is reached (STRICT rejects it, LAX runs it)
     write_package(project, removed_in="0.99.0", deprecation=hoisted)
-    done = subprocess.run([sys.executable, str(script), mode], capture_output=True, text=True, cwd=tmp_path,
-                          timeout=600)
-    outcome = [line for line in done.stdout.splitlines() if line.startswith("outcome ")]
-    assert outcome == (["outcome ValueError False"] if mode == "STRICT" else ["outcome ran"]), done.stdout + done.stderr
+    assert run_claim(tmp_path, DEPRECATION_CLAIM, mode) == (
+        ["outcome ValueError False"] if mode == "STRICT" else ["outcome ran"])
 
 
 HELPER_CLAIM = r'''
@@ -299,26 +303,22 @@ ms.set_context(mode=ms.GRAPH_MODE, jit_syntax_level=getattr(ms, sys.argv[1]))
 for flag in (False, True):
     try:
         Net(flag)(Tensor(np.arange(3, dtype=np.float32)))
-        print(flag, "ran")
+        print("outcome", flag, "ran")
     except Exception as error:
-        print(flag, type(error).__name__, str(error).splitlines()[0][:60])
+        print("outcome", flag, type(error).__name__, str(error).splitlines()[0])
 '''
 
 
 @pytest.mark.mindspore
 @pytest.mark.parametrize("mode", ["STRICT", "LAX"])
 def test_mindspore_stops_at_a_helper_whose_check_fails_on_its_constant_argument(tmp_path, mode):
-    if not HAS_MINDSPORE:
-        pytest.skip("MindSpore is not installed")
-    script = tmp_path / "claim.py"
-    script.write_text(HELPER_CLAIM)
-    done = subprocess.run([sys.executable, str(script), mode], capture_output=True, text=True, cwd=tmp_path,
-                          timeout=600)
-    outcome = dict(line.split(" ", 1) for line in done.stdout.splitlines() if line.split(" ", 1)[0] in ("False", "True"))
-    assert outcome["False"] == "ValueError 'flag needed'", done.stdout + done.stderr
+    failing, passing = run_claim(tmp_path, HELPER_CLAIM, mode)
+    assert failing == "outcome False ValueError 'flag needed'"
     # with the check passing, what follows is compiled: STRICT rejects the NumPy path, LAX runs it
-    expected = "ran" if mode == "LAX" else "AttributeError In JIT strict mode, cannot get attributes asnumpy"
-    assert outcome["True"].startswith(expected), done.stdout + done.stderr
+    if mode == "LAX":
+        assert passing == "outcome True ran"
+    else:
+        assert passing.startswith("outcome True AttributeError In JIT strict mode, cannot get attributes asnumpy")
 
 
 def test_a_changed_package_version_is_seen_by_a_cached_run(project, capsys, tmp_path, monkeypatch):
@@ -392,11 +392,7 @@ def test_syntax_after_the_call_is_still_reported_since_mindspore_parses_it_first
 
 @pytest.mark.mindspore
 def test_mindspore_rejects_syntax_after_the_call_before_the_call_raises(tmp_path):
-    if not HAS_MINDSPORE:
-        pytest.skip("MindSpore is not installed")
-    script = tmp_path / "claim.py"
-    script.write_text(SYNTAX_AFTER_THE_CALL + '''
-import sys
+    source = SYNTAX_AFTER_THE_CALL + '''
 import mindspore as ms
 from mindspore import Tensor
 
@@ -406,7 +402,5 @@ try:
     print("outcome ran")
 except Exception as error:
     print("outcome", type(error).__name__, str(error).splitlines()[0])
-''')
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, timeout=600)
-    outcome = [line for line in done.stdout.splitlines() if line.startswith("outcome ")]
-    assert outcome == ["outcome RuntimeError Unsupported statement 'Delete'."], done.stdout + done.stderr
+'''
+    assert run_claim(tmp_path, source) == ["outcome RuntimeError Unsupported statement 'Delete'."]
