@@ -153,9 +153,10 @@ def _bind(function: nodes.FunctionDef, call: nodes.Call) -> Dict[str, object]:
     if args.vararg:
         env[args.vararg] = tuple(extra)
     keyword_only = [a.name for a in args.kwonlyargs or []]
+    by_keyword = [a.name for a in args.args or []] + keyword_only
     for keyword in call.keywords or ():
-        if keyword.arg in env or keyword.arg not in positional + keyword_only:
-            raise _GiveUp
+        if keyword.arg in env or keyword.arg not in by_keyword:
+            raise _GiveUp  # a TypeError, or an argument only **kwargs takes
         env[keyword.arg] = _literal(keyword.value)
     for name in positional + keyword_only:
         if name not in env:
@@ -312,7 +313,8 @@ class _Run:
         if name == "builtins.isinstance" and len(node.args) == 2:
             return isinstance(self.value(node.args[0]), _builtin_types(node.args[1], self.resolver))
         args = [self.value(arg) for arg in node.args]
-        if name in _VERSION_PARSERS and len(args) == 1:
+        if name in _VERSION_PARSERS and len(args) == 1 \
+                and self.resolver.kind(name, node.root().file) != resolve.PROJECT:  # not a project's own `packaging`
             return _parse_version(args[0])
         if name == "builtins.len" and len(args) == 1 and isinstance(args[0], (tuple, str)):
             return len(args[0])

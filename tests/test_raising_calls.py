@@ -404,3 +404,30 @@ except Exception as error:
     print("outcome", type(error).__name__, str(error).splitlines()[0])
 '''
     assert run_claim(tmp_path, source) == ["outcome RuntimeError Unsupported statement 'Delete'."]
+
+
+def test_a_project_module_named_packaging_is_not_taken_for_the_library(project):
+    project.write("packaging/__init__.py", "")
+    project.write("packaging/version.py", "def parse(text):\n    return 0\n")  # every version is equal
+    write_package(project, removed_in="0.34.0")
+    assert [f.line for f in numpy_findings(project)] == [9]
+
+
+def test_an_argument_passed_by_keyword_to_a_positional_only_parameter_gives_no_answer(project):
+    # check(flag=False) is a TypeError in Python (flag is positional-only): not the raise looked for
+    findings = only(project.lint_source('''
+import numpy as np
+from mindspore import nn
+
+
+def check(flag, /, **options):
+    if not flag:
+        raise ValueError("flag needed")
+
+
+class Net(nn.Cell):
+    def construct(self, x):
+        check(flag=False)
+        return np.cos(x)
+''', select=["MS102"]), "MS102")
+    assert [f.line for f in findings] == [13]
