@@ -8,6 +8,15 @@ run from a server that imported MindSpore once; MSLINT_CLAIM_WORKERS servers in 
 default 2) and fail when a claim no longer holds. They are skipped when MindSpore is not
 installed (`pip install -e ".[test,mindspore]"`). The other tests check, without MindSpore,
 that every page has a well-formed claim and shows the table generated from it.
+
+The same runner checks the claims behind issue 14's precision decisions that no rule page
+shows (section "Issue 14's precision decisions" below). Claims that need a project on disk or
+a lint run beside them sit next to their lint tests and run MindSpore the same way:
+test_dynamic_shape.py (masks and producers MindSpore does or does not fold),
+test_graph_syntax.py (branches the parser drops), test_parameter_defaults.py (defaults decided
+per caller, `~` on numbers), test_stored_callables.py (callables stored on self),
+test_objects_changed_in_graph.py and test_mindspore_composition.py (MS204, MS501),
+test_raising_calls.py (a call that always raises ends its block).
 """
 from __future__ import annotations
 
@@ -17,6 +26,7 @@ import os
 import queue
 import subprocess
 import sys
+import textwrap
 import threading
 from pathlib import Path
 
@@ -86,7 +96,157 @@ def _fixed_jobs():
     return jobs
 
 
-JOBS = _jobs() + _fixed_jobs()
+
+# -- Issue 14's precision decisions -------------------------------------------------------------
+# What MindSpore does with the code behind the MS1/MS2 rules' precision decisions (cells with no
+# rule page of their own). Each claim runs through the same runner as the pages' claims:
+# - logging / warnings calls on constants run once, at compile time (MS103 leaves them alone);
+# - a NumPy random call on a data-dependent value is not frozen: STRICT rejects it, LAX runs it on
+#   every call (MS102, not MS104);
+# - NumPy on the array `.asnumpy()` made runs on every call in LAX and STRICT stops at the
+#   conversion (one finding, MS101);
+# - a NumPy random scalar added to a tensor compiles and is frozen (MS104 only, no MS102);
+# - a random call inside a @constexpr function is frozen too (MS104 follows graph calls into them);
+# - typing.OrderedDict() fails to compile at both levels, collections.OrderedDict() works (MS102
+#   names it).
+
+SIDE_EFFECTS = '''
+import logging
+import warnings
+
+import numpy as np
+import mindspore as ms
+from mindspore import nn
+
+CALLS = []
+
+
+class Recorder(logging.Handler):
+    def emit(self, record):
+        CALLS.append(record.getMessage())
+
+
+logger = logging.getLogger("claims")
+logger.addHandler(Recorder())
+logger.setLevel(logging.INFO)
+warnings.simplefilter("always")
+warnings.showwarning = lambda message, *args, **kwargs: CALLS.append(str(message))
+
+
+class Noisy(nn.Cell):
+    def construct(self, x):
+        logger.info("logged")
+        warnings.warn("warned")
+        return x * 2
+'''
+
+PERMUTATION = '''
+import numpy as np
+import mindspore as ms
+from mindspore import nn, ops
+
+
+class Sampler(nn.Cell):
+    def construct(self, labels):
+        fg_inds = ops.nonzero(labels > 0)
+        perm = np.random.permutation(fg_inds.size)
+        return ms.Tensor(perm)
+'''
+
+CONVERTED = '''
+import numpy as np
+import mindspore as ms
+from mindspore import nn
+
+
+class Sampler(nn.Cell):
+    def construct(self, labels):
+        pos = labels.asnumpy()
+        pos = np.where(pos > 0)[0]
+        chosen = np.random.choice(pos, size=2, replace=False)
+        return ms.Tensor(chosen)
+'''
+
+RANDOM_SCALAR = '''
+import numpy as np
+from mindspore import nn
+
+
+class Jitter(nn.Cell):
+    def construct(self, x):
+        return x + np.random.normal()
+'''
+
+CONSTEXPR_RANDOM = '''
+import random
+
+from mindspore import nn, ops
+
+
+@ops.constexpr
+def jitter():
+    return random.random()
+
+
+class Jitter(nn.Cell):
+    def construct(self, x):
+        return x + jitter()
+'''
+
+TYPING_DICT = '''
+import typing
+
+from mindspore import nn
+
+
+class Table(nn.Cell):
+    def construct(self, x):
+        d = typing.OrderedDict()
+        d["x"] = x
+        return d["x"] * 2
+'''
+
+COLLECTIONS_DICT = TYPING_DICT.replace("import typing", "import collections").replace("typing.", "collections.")
+
+LABELS = "ms.Tensor(np.array([1., 0., 2., 3., 0., 5., 6., 7.], np.float32))"
+
+PRECISION_CLAIMS = [
+    # (id, source, cell, args, calls, mode, outcome)
+    ("logging-once-strict", SIDE_EFFECTS, "Noisy()", "ms.Tensor(np.ones(2, np.float32))", 3, "strict",
+     {"holds": "CALLS == ['logged', 'warned']"}),
+    ("logging-once-lax", SIDE_EFFECTS, "Noisy()", "ms.Tensor(np.ones(2, np.float32))", 3, "lax",
+     {"holds": "CALLS == ['logged', 'warned']"}),
+    ("permutation-of-nonzero-strict", PERMUTATION, "Sampler()", LABELS, 1, "strict",
+     "error: the inputs should be constant, but found variable"),
+    ("permutation-of-nonzero-lax", PERMUTATION, "Sampler()", LABELS, 1, "lax", "varies"),
+    ("numpy-after-asnumpy-strict", CONVERTED, "Sampler()", LABELS, 1, "strict",
+     "error: cannot get attributes asnumpy"),
+    ("numpy-after-asnumpy-lax", CONVERTED, "Sampler()", LABELS, 1, "lax", "varies"),
+    ("random-scalar-strict", RANDOM_SCALAR, "Jitter()", "ms.Tensor(np.zeros(3, np.float32))", 1, "strict",
+     "frozen"),
+    ("random-scalar-lax", RANDOM_SCALAR, "Jitter()", "ms.Tensor(np.zeros(3, np.float32))", 1, "lax", "frozen"),
+    ("constexpr-random-strict", CONSTEXPR_RANDOM, "Jitter()", "ms.Tensor(np.zeros(3, np.float32))", 1, "strict",
+     "frozen"),
+    ("typing-ordered-dict-strict", TYPING_DICT, "Table()", "ms.Tensor(np.ones(3, np.float32))", 1, "strict",
+     "error: Unsupported statement 'Try'"),
+    ("typing-ordered-dict-lax", TYPING_DICT, "Table()", "ms.Tensor(np.ones(3, np.float32))", 1, "lax",
+     "error: Unsupported statement 'Try'"),
+    ("collections-ordered-dict-strict", COLLECTIONS_DICT, "Table()", "ms.Tensor(np.ones(3, np.float32))", 1,
+     "strict", {"holds": "out.asnumpy().tolist() == [2.0, 2.0, 2.0]"}),
+    ("collections-ordered-dict-lax", COLLECTIONS_DICT, "Table()", "ms.Tensor(np.ones(3, np.float32))", 1, "lax",
+     {"holds": "out.asnumpy().tolist() == [2.0, 2.0, 2.0]"}),
+    ("constexpr-random-lax", CONSTEXPR_RANDOM, "Jitter()", "ms.Tensor(np.zeros(3, np.float32))", 1, "lax",
+     "frozen"),
+]
+
+
+def _precision_jobs():
+    return [{"id": f"precision-{claim_id}", "source": textwrap.dedent(source).lstrip(), "mode": mode,
+             "drive": {"cell": cell, "args": args, "calls": calls}, "outcome": outcome}
+            for claim_id, source, cell, args, calls, mode, outcome in PRECISION_CLAIMS]
+
+
+JOBS = _jobs() + _fixed_jobs() + _precision_jobs()
 
 
 @pytest.mark.parametrize("code", CODES)
