@@ -306,7 +306,8 @@ def _find_project_file(dotted: str, from_directory: str) -> Optional[str]:
     a model zoo's `src/`) the directory itself; None when it is not project code.
 
     As Python's path finder does, a module or regular package in any search base wins over a
-    namespace directory in an earlier one."""
+    namespace directory in an earlier one, and in one base a regular package wins over a
+    module of the same name (`utils/__init__.py` over `utils.py`)."""
     top = dotted.split(".")[0]
     if kind_of_top_level(top) in (MINDSPORE, STDLIB, THIRD_PARTY, BUILTIN):
         return None
@@ -314,11 +315,11 @@ def _find_project_file(dotted: str, from_directory: str) -> Optional[str]:
     namespace = None
     for base in _search_bases(from_directory):
         candidate = os.path.join(base, *parts)
-        if os.path.isfile(candidate + ".py"):
-            return candidate + ".py"
         init = os.path.join(candidate, "__init__.py")
         if os.path.isfile(init):
             return init
+        if os.path.isfile(candidate + ".py"):
+            return candidate + ".py"
         if namespace is None and os.path.isdir(candidate):
             namespace = candidate
     return namespace

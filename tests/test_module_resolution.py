@@ -361,3 +361,26 @@ def test_helper_reached_through_a_namespace_package(tmp_path):
     })
     assert both(tmp_path) == {("MS101", "src/utils.py", 2)}
     assert "called from Net.construct (net.py, line 7)" in messages(tmp_path)[("src/utils.py", 2)]
+
+
+def test_a_regular_package_wins_over_a_module_of_the_same_name(project):
+    # Python imports lib/utils/__init__.py, not lib/utils.py (its path finder checks the package first)
+    from mslint.module_files import clear_file_caches, find_project_file
+
+    project.write("lib/__init__.py", "")
+    project.write("lib/utils.py", 'def require(flag):\n    raise ValueError("never imported")\n')
+    project.write("lib/utils/__init__.py", "def require(flag):\n    pass\n")
+    project.write("lib/model.py", '''
+import numpy as np
+from mindspore import nn
+from .utils import require
+
+
+class Net(nn.Cell):
+    def construct(self, x):
+        require(False)
+        return np.cos(x)
+''')
+    clear_file_caches()
+    assert find_project_file("lib.utils", str(project.root / "lib")) == str(project.root / "lib/utils/__init__.py")
+    assert [f.line for f in project.lint("lib/model.py", select=["MS102"]) if f.code == "MS102"] == [9]
