@@ -333,6 +333,10 @@ class ClassFacts:
         return self.values.get(name)
 
 
+def _is_constant(value: Optional["Value"]) -> bool:
+    return value is not None and value.kind == Kind.CONST
+
+
 class FunctionValues:
     """The values of every expression in one function body, for one calling context."""
 
@@ -355,6 +359,9 @@ class FunctionValues:
         # statements a root's parameter left at its default does not compile (the caller may pass
         # another value, so they are analysed), and the condition under which they are compiled
         self.left_out: Dict[nodes.NodeNG, str] = {}
+        # how many enclosing `if`/`while` statements test a graph value (MindSpore compiles
+        # every side of those, whatever a call in them raises)
+        self.tensor_branches = 0
 
     def left_out_by_default(self, node) -> Optional[str]:
         """'only compiled when the caller passes return_dict other than False' for a node in
@@ -390,7 +397,7 @@ class Interpreter:
         self._global_names: Dict[int, FrozenSet[str]] = {}  # per module, the names some `global` declares
         self._returns: Dict[tuple, Tuple[Optional[tuple], Value]] = {}  # key -> (exact key if pure, value)
         self._inline_depth = 0
-        self._raising_calls: Dict[nodes.Call, bool] = {}
+        self._raising_calls: Dict[tuple, bool] = {}  # (call, which arguments are constants) -> raises
         self.flavour = flavour  # the configuration the results depend on (part of a shared key)
         # How many times a result read something that depends on what ran before (a class-facts
         # recursion guard, or a result that read one): a result computed while this count stays
@@ -439,7 +446,13 @@ class Interpreter:
             test = self._eval(node.test, state)
             truth = truth_value(test)
             if truth is None:
+                # under a condition on graph values (or values of unknown kind) STRICT compiles
+                # both sides in full, so a call that raises does not keep what follows it from
+                # being compiled
+                on_graph_value = not test.is_const
+                state.tensor_branches += on_graph_value
                 self._branches(state, node.body, node.orelse)
+                state.tensor_branches -= on_graph_value
                 _mark_left_out_by_default(node, test, state)
             else:  # a compile-time constant condition: MindSpore compiles only the branch taken
                 taken, skipped = (node.body, node.orelse) if truth else (node.orelse, node.body)
@@ -457,10 +470,12 @@ class Interpreter:
             self._block(node.orelse, state)
         elif isinstance(node, nodes.While):
             before = dict(state.env)
+            state.tensor_branches += 1  # (a loop's test is evaluated again: taken as a graph value)
             for _ in range(2):
                 self._eval(node.test, state)
                 self._block(node.body, state)
                 state.env = _join_envs(before, state.env)
+            state.tensor_branches -= 1
             self._block(node.orelse, state)
         elif isinstance(node, (nodes.With, nodes.AsyncWith)):
             for item, alias in node.items:
@@ -479,7 +494,8 @@ class Interpreter:
             state.env[node.name] = Value(Kind.CONST, frozenset({"callable"}))
         elif isinstance(node, nodes.Expr):
             self._eval(node.value, state)
-            if isinstance(node.value, nodes.Call) and self._always_raises(node.value):
+            if isinstance(node.value, nodes.Call) and not state.tensor_branches \
+                    and self._always_raises(node.value, state):
                 return True  # `deprecate(..., "0.34.0")` past that version: MindSpore stops there
         elif isinstance(node, nodes.Return):
             state.returns.append(self._eval(node.value, state) if node.value is not None else CONST)
@@ -498,10 +514,15 @@ class Interpreter:
                     state.env.pop(target.name, None)
         return False
 
-    def _always_raises(self, call: nodes.Call) -> bool:
-        found = self._raising_calls.get(call)
+    def _always_raises(self, call: nodes.Call, state: FunctionValues) -> bool:
+        # which arguments are compile-time constants decides whether the raise happens while
+        # compiling (MindSpore stops there) or at run time (what follows is compiled too)
+        constant = tuple(_is_constant(state.values.get(arg)) for arg in call.args) + \
+            tuple(_is_constant(state.values.get(keyword.value)) for keyword in call.keywords or ())
+        key = (call, constant)
+        found = self._raising_calls.get(key)
         if found is None:
-            found = self._raising_calls[call] = raising_calls.always_raises(call, self.resolver)
+            found = self._raising_calls[key] = raising_calls.always_raises(call, self.resolver, constant)
         return found
 
     def _branches(self, state: FunctionValues, *bodies) -> None:

@@ -12,18 +12,34 @@ deliberately tiny concrete interpreter: literals, tuples, local names, a module 
 comparisons, `packaging.version.parse` of plain release strings, `if`, `for` over a tuple,
 `return` and `raise`.  Anything else, or any value it cannot know, ends the run with no
 answer, so a call is taken to raise only when every step that leads to the `raise` is exact.
+
+What MindSpore does decides three more limits (an adversarial review found each; checked on
+MindSpore 2.10, tests/test_raising_calls.py):
+- the `raise` must happen while compiling: an exception that formats a graph value
+  (`raise ValueError(f"bad {x}")` with a tensor `x`) is raised at run time, and what follows
+  the call is compiled;
+- the function called must be the one Python calls: one unconditional top-level definition,
+  reached through unconditional imports (not a `try: from lib import f except ImportError:`
+  fallback, a definition under `if`, or a module with a star import);
+- a module constant must have one binding that nothing else can change: no star import, no
+  `global`, no write through `globals()`, and no `module.NAME = ...` anywhere in the project.
+The caller (lattice.py) also keeps what follows a call under a condition on graph values,
+which STRICT compiles whatever the call raises.
 """
 from __future__ import annotations
 
 import os
 import re
+import weakref
 from typing import Dict, Optional
 
 from astroid import nodes
+from astroid.const import Context
 from astroid.exceptions import AstroidError
 
 from mslint import resolve
 from mslint.module_files import find_project_file, unrecorded
+from mslint.project import project_for
 
 _STEP_LIMIT = 400  # expressions and statements evaluated per call, loops included
 _IMPORT_DEPTH = 3  # `from .version import __version__` chains followed
@@ -45,7 +61,8 @@ class _Unknown:
     """An argument that is not a literal: reading it ends the run."""
 
 
-_UNKNOWN = _Unknown()
+_UNKNOWN = _Unknown()  # a compile-time constant whose value is not known here
+_VARIABLE = _Unknown()  # a graph value (or of unknown kind): an exception formatting it is raised at run time
 
 
 class _Release:
@@ -103,23 +120,110 @@ _COMPARE = {
 _PLAIN = (str, int, float, bool, type(None), tuple)
 
 
-def always_raises(call: nodes.Call, resolver: resolve.Resolver) -> bool:
+def always_raises(call: nodes.Call, resolver: resolve.Resolver, constant: Optional[tuple] = None) -> bool:
     """True when calling `call`'s project function with the call's literal arguments
-    certainly reaches a `raise` before any `return`."""
+    certainly reaches a `raise` before any `return`, and raises while MindSpore compiles.
+
+    `constant` says, per argument (positional ones, then keywords), whether it is a
+    compile-time constant; by default none is."""
     target = resolver.resolve_callable(call.func)
     if not isinstance(target, nodes.FunctionDef) or isinstance(target, nodes.AsyncFunctionDef) \
             or target.is_generator() or target.decorators is not None:
         return False  # (calling a coroutine or generator function runs none of its body)
-    if isinstance(target.parent, nodes.ClassDef) or not _has_raise(target):
-        return False
+    if not isinstance(target.parent, nodes.Module) or not _has_raise(target):
+        return False  # a method, or a function nested in another
     try:
-        env = _bind(target, call)
+        if _sole_definition(call.func, resolver) is not target:
+            return False
+        env = _bind(target, call, constant or ())
         _Run(resolver, target, env).block(target.body)
     except _Raised:
         return True
     except (_GiveUp, _Returned, RecursionError, AstroidError):
         return False
     return False  # fell off the end: returned None
+
+
+def _sole_definition(func, resolver: resolve.Resolver) -> Optional[nodes.FunctionDef]:
+    """The function `func` (a name, or `module.name`) certainly calls: every binding on the way
+    is the only one of its name in its module and a top-level statement of it; None when any
+    is not (a definition under `if`, a `try`/`except ImportError` fallback, a star import)."""
+    if isinstance(func, nodes.Name):
+        scope, bindings = resolver.lookup(func, func.name)
+        if not isinstance(scope, nodes.Module) or scope.name == "builtins":
+            return None
+        return _follow(scope, func.name, bindings, resolver, 0)
+    if isinstance(func, nodes.Attribute) and isinstance(func.expr, nodes.Name):
+        scope, bindings = resolver.lookup(func.expr, func.expr.name)  # `utils.deprecate(...)`
+        if not isinstance(scope, nodes.Module) or len(bindings) != 1 or not _top_level(bindings[0], scope):
+            return None
+        module = _imported_module(bindings[0], func.expr.name, resolver)
+        if module is None:
+            return None
+        return _follow(module, func.attrname, module.locals.get(func.attrname), resolver, 1)
+    return None
+
+
+def _follow(module: nodes.Module, name: str, bindings, resolver: resolve.Resolver, depth: int):
+    if depth > _IMPORT_DEPTH or not bindings or len(bindings) != 1 or _has_star_import(module):
+        return None
+    binding = bindings[0]
+    if not _top_level(binding, module):
+        return None
+    if isinstance(binding, nodes.FunctionDef):
+        return binding
+    if isinstance(binding, nodes.ImportFrom):
+        source = _project_module(binding, resolver)
+        if source is None:
+            return None
+        real = binding.real_name(name)
+        return _follow(source, real, source.locals.get(real), resolver, depth + 1)
+    return None
+
+
+def _top_level(binding, module: nodes.Module) -> bool:
+    """`binding` is a statement of `module`'s own body (not under if/try/with/for, nor an
+    assignment astroid recorded from another module)."""
+    statement = binding if isinstance(binding, (nodes.FunctionDef, nodes.ClassDef)) else binding.statement()
+    return binding.root() is module and statement.parent is module
+
+
+def _has_star_import(module: nodes.Module) -> bool:
+    with unrecorded():  # (the module's names were looked up: its imports are among what binds them)
+        return any(name == "*" for statement in module.nodes_of_class(nodes.ImportFrom)
+                   for name, _ in statement.names)
+
+
+def _project_module(node: nodes.ImportFrom, resolver: resolve.Resolver) -> Optional[nodes.Module]:
+    """The project module `from X import ...` reads X from (a file of the project, not a package
+    directory without __init__.py, not a library)."""
+    if not node.root().file:
+        return None
+    module_name = resolve.absolute_import_name(node)
+    if not module_name:
+        return None
+    path = find_project_file(module_name, os.path.dirname(os.path.abspath(node.root().file)))
+    if path is None or not os.path.isfile(path):
+        return None
+    return resolver.module_at(path)
+
+
+def _imported_module(binding, name: str, resolver: resolve.Resolver) -> Optional[nodes.Module]:
+    """The project module a name is bound to by `import a.b as name` or `from a import b`."""
+    directory = os.path.dirname(os.path.abspath(binding.root().file or "."))
+    if isinstance(binding, nodes.Import):
+        for dotted, alias in binding.names:
+            if (alias or dotted) == name and (alias or "." not in dotted):
+                path = find_project_file(dotted, directory)
+                return resolver.module_at(path) if path and os.path.isfile(path) else None
+        return None
+    if isinstance(binding, nodes.ImportFrom) and binding.root().file:
+        package = resolve.absolute_import_name(binding)
+        if not package:
+            return None
+        path = find_project_file(f"{package}.{binding.real_name(name)}", directory)
+        return resolver.module_at(path) if path and os.path.isfile(path) else None
+    return None
 
 
 def _has_raise(function: nodes.FunctionDef) -> bool:
@@ -137,14 +241,20 @@ def _literal(node) -> object:
     return _UNKNOWN
 
 
-def _bind(function: nodes.FunctionDef, call: nodes.Call) -> Dict[str, object]:
-    """Parameters to the call's literal arguments (or _UNKNOWN), Python's binding rules."""
+def _argument(node, constant: bool) -> object:
+    value = _literal(node)
+    return _VARIABLE if value is _UNKNOWN and not constant else value
+
+
+def _bind(function: nodes.FunctionDef, call: nodes.Call, constant: tuple) -> Dict[str, object]:
+    """Parameters to the call's literal arguments (or _UNKNOWN, _VARIABLE), Python's binding rules."""
     if any(isinstance(arg, nodes.Starred) for arg in call.args) or any(k.arg is None for k in call.keywords or ()):
         raise _GiveUp
     args = function.args
     positional = [a.name for a in (args.posonlyargs or []) + (args.args or [])]
     env: Dict[str, object] = {}
-    values = [_literal(arg) for arg in call.args]
+    flags = list(constant) + [False] * (len(call.args) + len(call.keywords or ()) - len(constant))
+    values = [_argument(arg, flag) for arg, flag in zip(call.args, flags)]
     for name, value in zip(positional, values):
         env[name] = value
     extra = values[len(positional):]
@@ -154,10 +264,10 @@ def _bind(function: nodes.FunctionDef, call: nodes.Call) -> Dict[str, object]:
         env[args.vararg] = tuple(extra)
     keyword_only = [a.name for a in args.kwonlyargs or []]
     by_keyword = [a.name for a in args.args or []] + keyword_only
-    for keyword in call.keywords or ():
+    for keyword, flag in zip(call.keywords or (), flags[len(call.args):]):
         if keyword.arg in env or keyword.arg not in by_keyword:
             raise _GiveUp  # a TypeError, or an argument only **kwargs takes
-        env[keyword.arg] = _literal(keyword.value)
+        env[keyword.arg] = _argument(keyword.value, flag)
     for name in positional + keyword_only:
         if name not in env:
             try:
@@ -196,7 +306,13 @@ class _Run:
         if isinstance(node, nodes.Pass):
             return
         if isinstance(node, nodes.Raise):
-            raise _Raised  # whatever the exception expression evaluates to, the call raises
+            # whatever the exception evaluates to, the call raises; MindSpore raises it while
+            # compiling unless it formats a graph value, which makes it a raise at run time
+            for child in node.get_children():
+                for name in child.nodes_of_class(nodes.Name):
+                    if _holds(self.env.get(name.name), _VARIABLE):
+                        raise _GiveUp
+            raise _Raised
         if isinstance(node, nodes.Return):
             raise _Returned
         if isinstance(node, nodes.Assign):
@@ -233,7 +349,7 @@ class _Run:
     def value(self, node) -> object:
         self._step()
         result = self._compute(node)
-        if result is _UNKNOWN:
+        if isinstance(result, _Unknown):
             raise _GiveUp
         return result
 
@@ -275,12 +391,14 @@ class _Run:
         left = self.value(node.left)
         for operator, right_node in node.ops:
             right = self.value(right_node)
-            if isinstance(left, _Release) and isinstance(right, _Release):
+            if isinstance(left, _Release) and isinstance(right, _Release) and not operator.startswith("is"):
                 a, b = left.key(), right.key()
-            elif isinstance(left, _PLAIN) and isinstance(right, _PLAIN) and operator in _COMPARE:
+            elif _exact(left) and _exact(right) and operator in _COMPARE:
                 a, b = left, right
             else:
                 raise _GiveUp
+            if operator.startswith("is") and not any(v is None or isinstance(v, bool) for v in (a, b)):
+                raise _GiveUp  # `"np" is "np"`: CPython's answer depends on interning
             try:
                 if not _COMPARE[operator](a, b):
                     return False
@@ -333,6 +451,20 @@ class _Run:
         return _module_value(bindings[0], node.name, self.resolver, 0)
 
 
+def _holds(value, sentinel) -> bool:
+    if value is sentinel:
+        return True
+    return isinstance(value, tuple) and any(_holds(element, sentinel) for element in value)
+
+
+def _exact(value) -> bool:
+    """A plain value Python compares as this interpreter does (no unknown part, no version
+    object, which has no equality of its own here)."""
+    if isinstance(value, tuple):
+        return all(_exact(element) for element in value)
+    return isinstance(value, _PLAIN)
+
+
 def _builtin_types(node, resolver: resolve.Resolver) -> tuple:
     elements = node.elts if isinstance(node, nodes.Tuple) else [node]
     types = []
@@ -353,12 +485,42 @@ def _module_value(binding, name: str, resolver: resolve.Resolver, depth: int) ->
             or len(binding.parent.targets) != 1:
         raise _GiveUp
     module = binding.root()
-    with unrecorded():  # the name was looked up; `global` statements are among what may bind it
-        rebound = any(name in statement.names for statement in module.nodes_of_class(nodes.Global))
     value = _literal(binding.parent.value)
-    if rebound or value is _UNKNOWN or not isinstance(binding.parent.parent, nodes.Module):
+    if value is _UNKNOWN or not _top_level(binding, module) or _rebindable(module, name):
         raise _GiveUp
     return value
+
+
+def _rebindable(module: nodes.Module, name: str) -> bool:
+    """Whether something other than its one assignment may set a module's `name`: a `global`
+    statement, a star import, a write through `globals()` or `vars()`, or `<module>.name = ...`
+    (or `setattr`) in any file of the project."""
+    with unrecorded():  # the name was looked up; these are among what may bind it
+        if any(name in statement.names for statement in module.nodes_of_class(nodes.Global)) \
+                or _has_star_import(module):
+            return True
+        for call in module.nodes_of_class(nodes.Call):
+            if isinstance(call.func, nodes.Name) and call.func.name in ("globals", "vars") \
+                    and not (isinstance(call.parent, nodes.Subscript) and call.parent.value is call
+                             and call.parent.ctx == Context.Load):
+                return True
+    return module.file is not None and _written_as_attribute(module.file, name)
+
+
+def _written_as_attribute(path: str, name: str) -> bool:
+    """`X.name = ...` (also augmented) or `setattr(..., "name", ...)` in a file of path's project."""
+    project = project_for(path)
+    written = _ATTRIBUTE_WRITES.setdefault(project, {})
+    if name not in written:
+        pattern = re.compile(rb"[\w)\]][ \t]*\.[ \t]*" + re.escape(name.encode())
+                             + rb"[ \t]*(?:=(?!=)|[-+*/%&|^@]=|//=|\*\*=)"
+                             rb"|setattr\s*\([^)]*[\"']" + re.escape(name.encode()) + rb"[\"']")
+        written[name] = any(pattern.search(project.text(file) or b"") for file in project.files())
+    return written[name]
+
+
+# per project (a new Project object when its files may have changed), per name: some file writes `X.name`
+_ATTRIBUTE_WRITES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def _imported_value(node: nodes.ImportFrom, name: str, resolver: resolve.Resolver, depth: int) -> object:
