@@ -524,15 +524,9 @@ _ATTRIBUTE_WRITES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def _imported_value(node: nodes.ImportFrom, name: str, resolver: resolve.Resolver, depth: int) -> object:
-    if depth > _IMPORT_DEPTH or name == "*" or not node.root().file:
+    if depth > _IMPORT_DEPTH or name == "*":
         raise _GiveUp
-    module_name = resolve.absolute_import_name(node)
-    if not module_name:
-        raise _GiveUp
-    path = find_project_file(module_name, os.path.dirname(os.path.abspath(node.root().file)))
-    if path is None or not os.path.isfile(path):
-        raise _GiveUp  # a submodule, a library, or nothing the project has
-    module = resolver.module_at(path)
+    module = _project_module(node, resolver)  # None: a submodule, a library, or nothing the project has
     bindings = module.locals.get(node.real_name(name)) if module is not None else None
     if not bindings or len(bindings) != 1:
         raise _GiveUp
