@@ -16,7 +16,9 @@ test_dynamic_shape.py (masks and producers MindSpore does or does not fold),
 test_graph_syntax.py (branches the parser drops), test_parameter_defaults.py (defaults decided
 per caller, `~` on numbers), test_stored_callables.py (callables stored on self),
 test_objects_changed_in_graph.py and test_mindspore_composition.py (MS204, MS501),
-test_raising_calls.py (a call that always raises ends its block).
+test_raising_calls.py (a call that always raises ends its block), test_precision.py (which
+amp levels override to_float, a float16 loss under O2) and test_migration.py (the errors
+MindSpore gives for string padding, which MS701 quotes).
 """
 from __future__ import annotations
 
