@@ -731,6 +731,61 @@ class Head(nn.Cell):
     assert [(f.line, f.column) for f in findings] == [(19, 15), (19, 35)]
 
 
+def test_parameters_of_nested_sub_cells_and_of_listed_cells_are_tensors(project):
+    # issue 14 item 12: the Parameters of a sub-cell's sub-cell, of a SequentialCell's or a CellList's
+    # element, in a package whose cells live in another module
+    project.write("pkg/__init__.py", "")
+    project.write("pkg/blocks.py", """
+        import mindspore as ms
+        from mindspore import nn, ops
+
+
+        class Inner(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.proj = nn.Dense(8, 8)
+                self.w = ms.Parameter(ops.zeros((8, 8)), name="w")
+                self.weight = [1, 2, 3]
+                self.table = [4, 5, 6]
+
+
+        class Outer(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.inner = Inner()
+    """)
+    project.write("pkg/model.py", """
+        from mindspore import nn
+        from .blocks import Inner, Outer
+
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.outer = Outer()
+                self.inner = Inner()
+                self.seq = nn.SequentialCell([nn.Dense(8, 8), Inner()])
+                self.cells = nn.CellList([nn.Dense(8, 8)])
+                self.blocks = nn.CellList([nn.Dense(8, 8) for _ in range(3)])
+
+            def construct(self, x):
+                k = int((x > 0).sum())
+                a = self.inner.proj.weight[:k]
+                b = self.outer.inner.proj.bias[:k]
+                c = self.outer.inner.w[:, :k]
+                d = self.seq[0].weight[:k]
+                e = self.seq[1].proj.weight[:k]
+                f = self.cells[0].bias[:k]
+                g = self.blocks[2].weight[:k]
+                # not Parameters: what the classes store is a list, and a nested layer's int
+                h = self.inner.weight[:k], self.outer.inner.table[:k], self.seq[1].table[:k]
+                return a, b, c, d, e, f, g, h
+    """)
+    findings = only(project.lint("pkg/model.py", select=["MS403"]), "MS403")
+    assert [(f.path.rsplit("/", 1)[-1], f.line) for f in findings] == [("model.py", line) for line in range(16, 23)]
+    assert "'self.outer.inner.proj.bias[:k]'" in findings[1].message
+
+
 def test_a_mask_built_from_an_unresolved_result_still_indexes_with_a_dynamic_shape(project):
     findings = lint(project, """
 class Render(nn.Cell):

@@ -498,6 +498,36 @@ def test_numpy_on_a_tensor_is_reported_once_not_again_on_its_result(project):
     assert codes_by_line(findings) == {7: ["MS102"], 9: ["MS102"]}
 
 
+def test_numpy_on_a_parameter_of_a_nested_sub_cell_is_numpy_on_a_graph_tensor(project):
+    # issue 14 item 12: np.linalg.norm of a Parameter two cells down fails in STRICT as one a level down does
+    findings = project.lint_source('''
+        import numpy as np
+        from mindspore import nn
+
+
+        class Inner(nn.Cell):
+            def __init__(self, scale):
+                super().__init__()
+                self.proj = nn.Dense(8, 8)
+                self.scale = scale
+
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.inner = Inner(2.0)
+                self.seq = nn.SequentialCell(nn.Dense(8, 8), nn.ReLU())
+
+            def construct(self, x):
+                a = np.linalg.norm(self.inner.proj.weight)
+                b = np.linalg.norm(self.seq[0].weight)
+                c = np.sqrt(self.inner.scale) + np.sqrt(self.inner.proj.in_channels)
+                return x * a * b * c
+    ''', select=["MS102"])
+    assert [(f.code, f.line) for f in findings] == [("MS102", 19), ("MS102", 20)]
+    assert "'np.linalg.norm' (numpy.linalg.norm) is applied to a graph tensor" in findings[0].message
+
+
 def test_results_of_calls_the_analysis_cannot_resolve_are_not_tensors(project):
     findings = project.lint_source('''
         import numpy as np
