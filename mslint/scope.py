@@ -236,6 +236,8 @@ class GraphScope:
         self._evaluations: Dict[tuple, int] = {}
         # caller key -> {(call, target key): (target key, the default-guard condition of the call)}
         self._edges: Dict[tuple, Dict[tuple, tuple]] = {}
+        # (call, target key) -> whether the call binds the target's first parameter (None: MindSpore calls it)
+        self._bound: Dict[tuple, Optional[bool]] = {}
         self._bodies: Dict[tuple, FunctionBody] = {}
         if build:
             self._build()
@@ -254,6 +256,14 @@ class GraphScope:
         module: the analysis reports on all of them, and the run decides which file each
         finding belongs to (mslint.routing)."""
         return list(self.functions)
+
+    def callers(self, gf: GraphFunction) -> List[Tuple[nodes.Call, GraphFunction, Optional[bool]]]:
+        """(call, calling graph function, whether the call binds the first parameter) for every call
+        into `gf` this analysis followed (its callers' last evaluations); the binding is None for a
+        function MindSpore calls (ops.vmap(fn), a function handed to grad)."""
+        key = (gf.node, gf.self_class)
+        return [(call, self._by_key[caller], self._bound.get((call, target)))
+                for caller, edges in self._edges.items() for (call, target) in edges if target == key]
 
     def constructs_compiled(self) -> bool:
         """Whether a plain construct is compiled: `graph-mode`, and under `auto` the program's
@@ -449,6 +459,7 @@ class GraphScope:
             for call, target, self_class, bound in self._callees(gf):
                 target_key = (target, self_class)
                 edges[(call, target_key)] = (target_key, gf.values.left_out_by_default(call))
+                self._bound[(call, target_key)] = bound
                 if bound is None or isinstance(target, nodes.Lambda):
                     params = lattice.root_params(target, self.resolver) if not isinstance(target, nodes.Lambda) else {}
                 else:

@@ -672,6 +672,60 @@ class Head(nn.Cell):
     assert [(f.line, f.column) for f in findings] == [(31, 55)]
 
 
+def test_root_inputs_handed_to_helpers_keep_their_exemption_in_this_module_and_another(project):
+    # issue 14 item 2: a root input (or its part) passed on to a helper is no more a tensor there than in
+    # the root; a bound the graph computes from tensor data, passed the same way, is still reported
+    project.write("pkg/__init__.py", "")
+    project.write("pkg/utils.py", """
+        def crop(boxes, count):
+            return boxes[:count]
+
+
+        def crop_twice(boxes, count, step=1):
+            return crop(boxes, count * 2 - step)
+
+
+        def head(rows, n):
+            return rows[:n]
+    """)
+    project.write("pkg/model.py", """
+        from mindspore import nn
+        from .utils import crop, crop_twice, head
+
+
+        class Direct(nn.Cell):
+            def construct(self, boxes, num):
+                return crop(boxes, num)
+
+
+        class Unpacked(nn.Cell):
+            def trim(self, boxes, num):
+                return boxes[:num]
+
+            def construct(self, inputs):
+                boxes, num = inputs
+                return self.trim(boxes, num), crop_twice(boxes, num), crop(inputs[0], inputs[1] + 1)
+
+
+        class Counted(nn.Cell):
+            def construct(self, x, rows):
+                return head(rows, int((x > 0).sum()))
+
+
+        class Mixed(nn.Cell):
+            def construct(self, x, rows, n):
+                return head(rows, n) + head(rows, x.argmax())
+    """)
+    # head() is called with an input and with bounds from tensor data: reported once, in head
+    findings = only(project.lint("pkg/utils.py", select=["MS403"]), "MS403")
+    assert [(f.path.rsplit("/", 1)[-1], f.line) for f in findings] == [("utils.py", 10)]
+    assert "slices with the bound 'n'" in findings[0].message and "called from" in findings[0].message
+    # linted alone, model.py shows it at the call that reaches it; Unpacked.trim is quiet
+    findings = only(project.lint("pkg/model.py", select=["MS403"]), "MS403")
+    assert [(f.path.rsplit("/", 1)[-1], f.line) for f in findings] == [("model.py", 21)]
+    assert findings[0].message.startswith("calls head, which reaches this at utils.py:10")
+
+
 def test_lists_filled_in_graph_hold_graph_values(project):
     findings = only(project.lint_source(HEADER + """
 import numpy as np
