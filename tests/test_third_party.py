@@ -483,6 +483,48 @@ def test_a_converted_array_is_numpy_for_the_rest_of_the_function_and_in_helpers(
     assert codes_by_line(findings) == {10: ["MS101"], 16: ["MS101"]}
 
 
+def test_a_converted_array_handed_to_a_sub_cell_of_another_module_is_numpy_there(project):
+    # issue 14 item 1: the sub-cell's construct is a root of its own module, whose inputs are guessed to be
+    # tensors; its parent in model.py passes what .asnumpy() made, as a parent in the same module would
+    project.write("pkg/__init__.py", "")
+    project.write("pkg/post.py", """
+        import numpy as np
+        from mindspore import nn
+
+
+        class NumpyPost(nn.Cell):
+            def construct(self, arr, scale):
+                return np.einsum("ij->i", arr) * scale
+
+
+        class TensorPost(nn.Cell):
+            def construct(self, arr):
+                return np.einsum("ij->i", arr)
+    """)
+    project.write("pkg/model.py", """
+        import mindspore as ms
+        from mindspore import nn
+        from .post import NumpyPost, TensorPost
+
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.post = NumpyPost()
+                self.tensor_post = TensorPost()
+
+            def construct(self, x):
+                host = x.asnumpy()
+                return ms.Tensor(self.post(host, 2.0)) + self.tensor_post(x)
+    """)
+    findings = project.lint("pkg/post.py", select=["MS1"])
+    # TensorPost gets a graph tensor: NumPy on it is the problem there
+    assert [(f.code, f.line) for f in findings] == [("MS102", 12)]
+    findings = project.lint("pkg/model.py", select=["MS1"])
+    assert [(f.code, f.line) for f in findings] == [("MS101", 13), ("MS102", 14)]
+    assert findings[1].message.startswith("calls TensorPost.construct, which reaches this at post.py:12")
+
+
 def test_numpy_on_a_tensor_is_reported_once_not_again_on_its_result(project):
     findings = project.lint_source('''
         import numpy as np
