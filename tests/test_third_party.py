@@ -1,7 +1,9 @@
 """MS1xx: NumPy, SciPy, math, random and time in graph code."""
 from __future__ import annotations
 
+import pytest
 from conftest import codes_by_line, only
+from test_raising_calls import run_claim
 
 SAMPLER = '''
 import numpy as np
@@ -568,6 +570,49 @@ def test_numpy_on_a_parameter_of_a_nested_sub_cell_is_numpy_on_a_graph_tensor(pr
     ''', select=["MS102"])
     assert [(f.code, f.line) for f in findings] == [("MS102", 19), ("MS102", 20)]
     assert "'np.linalg.norm' (numpy.linalg.norm) is applied to a graph tensor" in findings[0].message
+
+
+NESTED_PARAMETER_CLAIM = """
+import sys
+import numpy as np
+import mindspore as ms
+from mindspore import nn
+
+ms.set_context(mode=ms.GRAPH_MODE, jit_syntax_level=ms.STRICT if sys.argv[1] == "strict" else ms.LAX)
+
+
+class Inner(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Dense(4, 4)
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.inner = Inner()
+        self.seq = nn.SequentialCell([nn.Dense(4, 4), nn.ReLU()])
+
+    def construct(self, x):
+        return x * np.linalg.norm(self.inner.proj.weight) * np.linalg.norm(self.seq[0].weight)
+
+
+try:
+    Net()(ms.Tensor(np.ones((4,), np.float32)))
+    print("outcome runs")
+except Exception as error:
+    print("outcome fails", type(error).__name__, str(error).splitlines()[0])
+"""
+
+
+@pytest.mark.mindspore
+@pytest.mark.parametrize("level, expected", [("strict", "outcome fails ValueError"), ("lax", "outcome runs")])
+def test_numpy_on_a_nested_parameter_fails_in_strict_and_falls_back_in_lax(tmp_path, level, expected):
+    # MS102's claim, checked on MindSpore 2.10 for Parameters two cells down and in a SequentialCell
+    outcome = run_claim(tmp_path, NESTED_PARAMETER_CLAIM, level)
+    assert outcome[0].startswith(expected)
+    if level == "strict":
+        assert "the inputs should be constant, but found variable" in outcome[0]
 
 
 def test_results_of_calls_the_analysis_cannot_resolve_are_not_tensors(project):
