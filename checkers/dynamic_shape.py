@@ -174,7 +174,9 @@ def _guessed_binding(ctx: ModuleContext, binding, gf: GraphFunction, depth: int)
     if not isinstance(binding, nodes.AssignName):
         return False
     if isinstance(binding.parent, nodes.Arguments):
-        return gf.is_root and _unannotated_parameter(binding.parent, binding.name)
+        if gf.is_root:
+            return _unannotated_parameter(binding.parent, binding.name)
+        return _guessed_at_every_call(ctx, binding, gf, depth)
     target = binding
     while isinstance(target.parent, (nodes.Tuple, nodes.List, nodes.Starred)):
         target = target.parent
@@ -185,6 +187,49 @@ def _guessed_binding(ctx: ModuleContext, binding, gf: GraphFunction, depth: int)
             isinstance(assign, nodes.AugAssign) and assign.target is binding:
         return _guessed_input_arithmetic(ctx, assign.value, gf, depth + 1)
     return False
+
+
+def _guessed_at_every_call(ctx: ModuleContext, parameter: nodes.AssignName, gf: GraphFunction, depth: int) -> bool:
+    """A helper's parameter that every graph caller fills with a root's input, its part, or arithmetic
+    on them (`crop(boxes, num)` after `boxes, num = inputs`, in this module or another): the exemption
+    of root inputs follows the value into the helper."""
+    callers = ctx.scope.callers(gf)
+    if not callers:
+        return False
+    for call, caller, bound in callers:
+        if bound is None:
+            return False  # MindSpore calls it (ops.vmap): with tensors
+        argument = _argument_for(call, gf.node, parameter.name, bound)
+        if argument is _LEFT_AT_DEFAULT:
+            continue
+        if argument is None or not _guessed_input_arithmetic(ctx, argument, caller, depth + 1):
+            return False
+    return True
+
+
+_LEFT_AT_DEFAULT = object()
+
+
+def _argument_for(call: nodes.Call, function, name: str, bound: bool):
+    """The expression a call passes for a named parameter of `function`; _LEFT_AT_DEFAULT when the call
+    leaves it at its default; None when it cannot be told (a `*seq` or `**kw` argument, `*args`)."""
+    if any(isinstance(argument, nodes.Starred) for argument in call.args) or \
+            any(keyword.arg is None for keyword in call.keywords or ()):
+        return None
+    for keyword in call.keywords or ():
+        if keyword.arg == name:
+            return keyword.value
+    arguments = function.args
+    positional = [a.name for a in (arguments.posonlyargs or []) + (arguments.args or [])]
+    if bound and positional:
+        positional = positional[1:]
+    if name not in positional:
+        return _LEFT_AT_DEFAULT if name in [a.name for a in arguments.kwonlyargs or []] else None
+    index = positional.index(name)
+    if index < len(call.args):
+        return call.args[index]
+    with_default = positional[len(positional) - len(arguments.defaults or []):]
+    return _LEFT_AT_DEFAULT if name in with_default else None
 
 
 _ITERATING_BUILTINS = frozenset({"builtins.sorted", "builtins.list", "builtins.tuple", "builtins.reversed",

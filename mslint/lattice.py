@@ -707,10 +707,10 @@ class Interpreter:
     def _iteration_value(iterable: Value) -> Value:
         if iterable.has("pairs") and iterable.elements:  # enumerate()/zip(): each step a tuple
             return Value(join(*iterable.elements).kind, frozenset(), None, iterable.elements)
+        if iterable.has("cell_list"):
+            return _ANY_CELL
         if iterable.elements:
             return join(*iterable.elements)
-        if iterable.has("cell_list"):
-            return Value(Kind.CONST, frozenset({"cell"}))
         return Value(iterable.kind, iterable.tags - {"bool", "cell_list"})
 
     def _name(self, node: nodes.Name, state: FunctionValues) -> Value:
@@ -792,20 +792,29 @@ class Interpreter:
             return base
         if base.is_var:
             return Value(Kind.VAR, base.tags & {"tensor", "ndarray", "host", "dynamic", "opaque"})
-        parameter = self._cell_parameter(base, node.attrname)
-        return parameter if parameter is not None else Value(base.kind)
+        member = self._sub_cell_member(base, node.attrname)
+        return member if member is not None else Value(base.kind)
 
-    def _cell_parameter(self, cell: Value, name: str) -> Optional[Value]:
-        """`self.head.weight`: a Parameter of a sub-cell (what its class stores, or a MindSpore layer's)."""
+    def _sub_cell_member(self, cell: Value, name: str) -> Optional[Value]:
+        """`self.head.weight`: a Parameter of a sub-cell (what its class stores, or a MindSpore layer's);
+        `self.inner.proj`: a sub-cell of a sub-cell, so that `self.inner.proj.weight` is a Parameter too.
+        Anything else a sub-cell's class stores (an int, a flag, a plain object) stays unknown here."""
         if isinstance(cell.node, nodes.ClassDef):
             known = self.class_facts(cell.node).get(name)
-            if known is not None and known.has("tensor") and known.is_var:
-                return known
+            if known is not None:
+                # what the class itself stores decides (`self.weight = 0.5` is no Parameter)
+                return known if known.is_var and known.has("tensor") or self._is_cell_value(known) else None
             if not self.classes.is_cell(cell.node):
                 return None
         elif not cell.has("cell"):
             return None
         return PARAMETER if name in _CELL_PARAMETERS else None
+
+    def _is_cell_value(self, value: Value) -> bool:
+        """A cell instance: a MindSpore layer (nn.Dense, nn.SequentialCell) or one of a project Cell class."""
+        if value.has("cell"):
+            return True
+        return value.has("object") and isinstance(value.node, nodes.ClassDef) and self.classes.is_cell(value.node)
 
     def _subscript(self, node: nodes.Subscript, state: FunctionValues) -> Value:
         base = self._eval(node.value, state)
@@ -815,6 +824,8 @@ class Interpreter:
                 return base.elements[node.slice.value]
             except IndexError:
                 return UNKNOWN
+        if base.has("cell_list") and not isinstance(node.slice, nodes.Slice):
+            return _ANY_CELL  # `self.blocks[i]`: one of the cells (its Parameters are known by name)
         if base.is_const and index.is_const:
             return (SHAPE if base.has("shape") else CONST) if not base.has("ndarray") else base
         kind = Kind(max(base.kind, index.kind))
@@ -986,8 +997,9 @@ class Interpreter:
             boolean = state is not None and _bool_tensor_literal(node, state, self._is_bool_dtype)
             return Value(Kind(arg_kind), frozenset({"tensor", "bool"} if boolean else {"tensor"}))
         if msn.is_cell_class_name(qualname):
-            tags = {"cell", "cell_list"} if last in ("CellList", "SequentialCell") else {"cell"}
-            return Value(Kind.CONST, frozenset(tags), qualname)
+            if last in ("CellList", "SequentialCell"):
+                return Value(Kind.CONST, frozenset({"cell", "cell_list"}), qualname, _listed_cells(node, state))
+            return Value(Kind.CONST, frozenset({"cell"}), qualname)
         if last[:1].isupper():  # a primitive or other MindSpore object: calling it later runs the op
             return Value(Kind.CONST, frozenset({"primitive"}), qualname)
         if last in _STATIC_OPS:
@@ -1132,6 +1144,24 @@ class Interpreter:
         if node is None or node is False or node == []:
             return False
         return self.resolver.qualname(node) in _BOOL_DTYPES
+
+
+_ANY_CELL = Value(Kind.CONST, frozenset({"cell"}))
+
+
+def _listed_cells(call: nodes.Call, state: Optional["FunctionValues"]) -> Optional[Tuple[Value, ...]]:
+    """The cells of `nn.SequentialCell([nn.Dense(8, 8), nn.ReLU()])` (or `nn.CellList([a, b])`,
+    `nn.SequentialCell(a, b)`) written out, one value each, so that `self.seq[0]` is that nn.Dense;
+    None when they are not written out (a comprehension, a list or an OrderedDict built elsewhere)."""
+    if state is None or call.keywords or not call.args:
+        return None
+    listed = call.args
+    if len(listed) == 1 and isinstance(listed[0], (nodes.List, nodes.Tuple)):
+        listed = listed[0].elts
+    if not listed or any(isinstance(element, nodes.Starred) for element in listed):
+        return None
+    cells = tuple(state.values.get(element, UNKNOWN) for element in listed)
+    return cells if all(cell.tags & {"cell", "object"} for cell in cells) else None
 
 
 def _boolean(value: Value) -> bool:

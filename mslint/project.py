@@ -13,6 +13,7 @@ that needs, cheaply (the standard library's `ast`, no astroid tree, never import
 from __future__ import annotations
 
 import ast
+import hashlib
 import os
 import re
 import stat
@@ -78,6 +79,7 @@ class Project:
         self._imports: Dict[str, FrozenSet[str]] = {}
         self._modes: Optional[FrozenSet[str]] = None
         self._importers: Optional[Dict[str, Set[str]]] = None
+        self._converting: Optional[Dict[str, FrozenSet[str]]] = None
 
     # -- files -------------------------------------------------------------------------------
     def files(self) -> List[str]:
@@ -190,6 +192,18 @@ class Project:
                     frontier.append(importer)
         return sorted(found)
 
+    def converting_modules(self) -> Dict[str, FrozenSet[str]]:
+        """The project files that define a `construct` and convert a tensor to a host value
+        (`.asnumpy()`, `.numpy()`, `.tolist()`), each with the names it mentions: where a parent
+        cell may hand a NumPy array to a sub-cell it names (mslint.parent_cells)."""
+        if self._converting is None:
+            self._converting = {}
+            for path in self.files():
+                text = self.text(path) or b""
+                if b"def construct" in text and _CONVERSIONS.search(text):
+                    self._converting[path] = frozenset(name.decode() for name in _IDENTIFIER.findall(text))
+        return self._converting
+
     # -- modes -------------------------------------------------------------------------------
     def modes(self) -> FrozenSet[str]:
         """Every mode the project's programs set with `set_context(mode=...)`: GRAPH, PYNATIVE or
@@ -217,6 +231,11 @@ class Project:
         MindSpore 1.x that is the default, and under 2.x such code is usually a library whose
         users choose."""
         return self.modes() == frozenset({PYNATIVE})
+
+
+# What makes a host value out of a tensor (mslint.lattice tags its result "host").
+_CONVERSIONS = re.compile(rb"\.(?:asnumpy|numpy|tolist)\s*\(")
+_IDENTIFIER = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def _names_pattern(paths: Iterable[str]) -> "re.Pattern":
@@ -334,9 +353,19 @@ def program_mode(path: str) -> Optional[str]:
 
 
 def analysis_identity(path: str, module_name: str) -> str:
-    """What a cached analysis of a file must match besides its content: its module name, and
-    the program's mode (it decides which constructs are roots)."""
-    return module_name + ("|pynative" if program_mode(path) == PYNATIVE else "")
+    """What a cached analysis of a file must match besides its content: its module name, the
+    program's mode (it decides which constructs are roots), and, for a module that may define a
+    construct, which modules convert tensors and the names they mention (one of them may now
+    name one of its cells and pass it host values: mslint.parent_cells; what the analysis read
+    of the modules that did name them is recorded as it reads them)."""
+    identity = module_name + ("|pynative" if program_mode(path) == PYNATIVE else "")
+    model = project_for(path)
+    if b"construct" in (model.text(os.path.abspath(path)) or b""):
+        digest = hashlib.sha256()
+        for converting, names in sorted(model.converting_modules().items()):
+            digest.update(converting.encode() + b"\0" + " ".join(sorted(names)).encode() + b"\0")
+        identity += "|converting:" + digest.hexdigest()[:16]
+    return identity
 
 
 def forget_projects() -> None:

@@ -17,7 +17,7 @@ from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 
 from astroid import nodes
 
-from mslint import lattice, stored_callables
+from mslint import lattice, parent_cells, stored_callables
 from mslint import mindspore_names as msn
 from mslint.classes import ClassIndex, call_arguments, is_static_method, keyword_value
 from mslint.resolve import Resolver, assigned_values
@@ -236,6 +236,8 @@ class GraphScope:
         self._evaluations: Dict[tuple, int] = {}
         # caller key -> {(call, target key): (target key, the default-guard condition of the call)}
         self._edges: Dict[tuple, Dict[tuple, tuple]] = {}
+        # (call, target key) -> whether the call binds the target's first parameter (None: MindSpore calls it)
+        self._bound: Dict[tuple, Optional[bool]] = {}
         self._bodies: Dict[tuple, FunctionBody] = {}
         if build:
             self._build()
@@ -254,6 +256,14 @@ class GraphScope:
         module: the analysis reports on all of them, and the run decides which file each
         finding belongs to (mslint.routing)."""
         return list(self.functions)
+
+    def callers(self, gf: GraphFunction) -> List[Tuple[nodes.Call, GraphFunction, Optional[bool]]]:
+        """(call, calling graph function, whether the call binds the first parameter) for every call
+        into `gf` this analysis followed (its callers' last evaluations); the binding is None for a
+        function MindSpore calls (ops.vmap(fn), a function handed to grad)."""
+        key = (gf.node, gf.self_class)
+        return [(call, self._by_key[caller], self._bound.get((call, target)))
+                for caller, edges in self._edges.items() for (call, target) in edges if target == key]
 
     def constructs_compiled(self) -> bool:
         """Whether a plain construct is compiled: `graph-mode`, and under `auto` the program's
@@ -400,11 +410,32 @@ class GraphScope:
             key = (root.node, root.self_class)
             if key in self._by_key:
                 continue
-            self._register(root, lattice.root_params(root.node, self.resolver) if not isinstance(root.node, nodes.Lambda) else {})
+            params = lattice.root_params(root.node, self.resolver) if not isinstance(root.node, nodes.Lambda) else {}
+            if root.kind == "construct":
+                params.update(self._host_inputs_from_parents(root))
+            self._register(root, params)
             defaulted.add(key)
             queue.append(key)
         self._close(queue, defaulted)
         self._mark_compiled_only_when()
+
+    def _host_inputs_from_parents(self, root: GraphFunction) -> Dict[str, lattice.Value]:
+        """The inputs of a sub-cell's construct that every parent in another module fills with a
+        host value (`self.post(x.asnumpy())`): host values here too, as they are when the parent
+        is in this module (mslint.parent_cells)."""
+        passed: Dict[str, List[lattice.Value]] = {}
+        calls = 0
+        parents: Dict[nodes.FunctionDef, lattice.FunctionValues] = {}
+        for call, construct, parent in parent_cells.parent_calls(root.self_class, self.resolver, self.classes,
+                                                                 self.interpreter.class_facts):
+            if construct not in parents:
+                parents[construct] = self.interpreter.run(construct, lattice.root_params(construct, self.resolver),
+                                                          parent)
+            calls += 1
+            for name, value in _bind_arguments(call, root.node, parents[construct], True).items():
+                passed.setdefault(name, []).append(value)
+        return {name: lattice.join(*values) for name, values in passed.items()
+                if len(values) == calls and all(value.is_var and value.has("host") for value in values)}
 
     def _mark_compiled_only_when(self) -> None:
         """A function whose every call sits in a branch that a root's default leaves out (or in
@@ -449,6 +480,7 @@ class GraphScope:
             for call, target, self_class, bound in self._callees(gf):
                 target_key = (target, self_class)
                 edges[(call, target_key)] = (target_key, gf.values.left_out_by_default(call))
+                self._bound[(call, target_key)] = bound
                 if bound is None or isinstance(target, nodes.Lambda):
                     params = lattice.root_params(target, self.resolver) if not isinstance(target, nodes.Lambda) else {}
                 else:

@@ -311,3 +311,56 @@ def test_the_digest_counts_positions():
     moved = MODULE.replace("LIMIT = 3\n", "LIMIT = 3\n\n")
     assert digest(moved, "helper") != digest(MODULE, "helper")
     assert digest(MODULE + "\n\n# a comment\n", "helper") == digest(MODULE, "helper")
+
+
+POST = """
+import numpy as np
+from mindspore import nn
+
+
+class Post(nn.Cell):
+    def construct(self, arr):
+        return np.einsum("ij->i", arr)
+"""
+
+PARENT = """
+import mindspore as ms
+from mindspore import nn
+from post import Post
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.post = Post()
+
+    def construct(self, x):
+        host = x.asnumpy()
+        return ms.Tensor(self.post(host))
+"""
+
+
+def test_what_a_parent_cell_of_another_module_passes_its_sub_cell_is_part_of_what_it_read(
+        project, capsys, cache_dir, monkeypatch):
+    # post.py's analysis gives Post's input the host value Net passes (mslint.parent_cells)
+    project.write("post.py", POST)
+    project.write("model.py", PARENT)
+    monkeypatch.chdir(project.root)
+    first, _ = lint(capsys, "post.py")
+    assert first == []
+    project.write("model.py", PARENT.replace("self.post(host)", "self.post(x) + host"))
+    cached, uncached = lint(capsys, "post.py")
+    assert cached == uncached
+    assert [(path, line, code) for path, line, code, _ in rows(cached)] == [("post.py", 7, "MS102")]
+
+
+def test_a_new_parent_cell_that_passes_a_tensor_is_seen(project, capsys, cache_dir, monkeypatch):
+    project.write("post.py", POST)
+    project.write("model.py", PARENT)
+    monkeypatch.chdir(project.root)
+    assert lint(capsys, "post.py")[0] == []
+    project.write("other.py", PARENT.replace("class Net", "class Other").replace("self.post(host)",
+                                                                                 "self.post(x) + host"))
+    cached, uncached = lint(capsys, "post.py")
+    assert cached == uncached
+    assert [(path, line, code) for path, line, code, _ in rows(cached)] == [("post.py", 7, "MS102")]

@@ -672,6 +672,60 @@ class Head(nn.Cell):
     assert [(f.line, f.column) for f in findings] == [(31, 55)]
 
 
+def test_root_inputs_handed_to_helpers_keep_their_exemption_in_this_module_and_another(project):
+    # issue 14 item 2: a root input (or its part) passed on to a helper is no more a tensor there than in
+    # the root; a bound the graph computes from tensor data, passed the same way, is still reported
+    project.write("pkg/__init__.py", "")
+    project.write("pkg/utils.py", """
+        def crop(boxes, count):
+            return boxes[:count]
+
+
+        def crop_twice(boxes, count, step=1):
+            return crop(boxes, count * 2 - step)
+
+
+        def head(rows, n):
+            return rows[:n]
+    """)
+    project.write("pkg/model.py", """
+        from mindspore import nn
+        from .utils import crop, crop_twice, head
+
+
+        class Direct(nn.Cell):
+            def construct(self, boxes, num):
+                return crop(boxes, num)
+
+
+        class Unpacked(nn.Cell):
+            def trim(self, boxes, num):
+                return boxes[:num]
+
+            def construct(self, inputs):
+                boxes, num = inputs
+                return self.trim(boxes, num), crop_twice(boxes, num), crop(inputs[0], inputs[1] + 1)
+
+
+        class Counted(nn.Cell):
+            def construct(self, x, rows):
+                return head(rows, int((x > 0).sum()))
+
+
+        class Mixed(nn.Cell):
+            def construct(self, x, rows, n):
+                return head(rows, n) + head(rows, x.argmax())
+    """)
+    # head() is called with an input and with bounds from tensor data: reported once, in head
+    findings = only(project.lint("pkg/utils.py", select=["MS403"]), "MS403")
+    assert [(f.path.rsplit("/", 1)[-1], f.line) for f in findings] == [("utils.py", 10)]
+    assert "slices with the bound 'n'" in findings[0].message and "called from" in findings[0].message
+    # linted alone, model.py shows it at the call that reaches it; Unpacked.trim is quiet
+    findings = only(project.lint("pkg/model.py", select=["MS403"]), "MS403")
+    assert [(f.path.rsplit("/", 1)[-1], f.line) for f in findings] == [("model.py", 21)]
+    assert findings[0].message.startswith("calls head, which reaches this at utils.py:10")
+
+
 def test_lists_filled_in_graph_hold_graph_values(project):
     findings = only(project.lint_source(HEADER + """
 import numpy as np
@@ -729,6 +783,61 @@ class Head(nn.Cell):
         return self.fc.weight[:k], self.block.scale[:k], self.fc.in_channels
 """, "MS403")
     assert [(f.line, f.column) for f in findings] == [(19, 15), (19, 35)]
+
+
+def test_parameters_of_nested_sub_cells_and_of_listed_cells_are_tensors(project):
+    # issue 14 item 12: the Parameters of a sub-cell's sub-cell, of a SequentialCell's or a CellList's
+    # element, in a package whose cells live in another module
+    project.write("pkg/__init__.py", "")
+    project.write("pkg/blocks.py", """
+        import mindspore as ms
+        from mindspore import nn, ops
+
+
+        class Inner(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.proj = nn.Dense(8, 8)
+                self.w = ms.Parameter(ops.zeros((8, 8)), name="w")
+                self.weight = [1, 2, 3]
+                self.table = [4, 5, 6]
+
+
+        class Outer(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.inner = Inner()
+    """)
+    project.write("pkg/model.py", """
+        from mindspore import nn
+        from .blocks import Inner, Outer
+
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.outer = Outer()
+                self.inner = Inner()
+                self.seq = nn.SequentialCell([nn.Dense(8, 8), Inner()])
+                self.cells = nn.CellList([nn.Dense(8, 8)])
+                self.blocks = nn.CellList([nn.Dense(8, 8) for _ in range(3)])
+
+            def construct(self, x):
+                k = int((x > 0).sum())
+                a = self.inner.proj.weight[:k]
+                b = self.outer.inner.proj.bias[:k]
+                c = self.outer.inner.w[:, :k]
+                d = self.seq[0].weight[:k]
+                e = self.seq[1].proj.weight[:k]
+                f = self.cells[0].bias[:k]
+                g = self.blocks[2].weight[:k]
+                # not Parameters: what the classes store is a list, and a nested layer's int
+                h = self.inner.weight[:k], self.outer.inner.table[:k], self.seq[1].table[:k]
+                return a, b, c, d, e, f, g, h
+    """)
+    findings = only(project.lint("pkg/model.py", select=["MS403"]), "MS403")
+    assert [(f.path.rsplit("/", 1)[-1], f.line) for f in findings] == [("model.py", line) for line in range(16, 23)]
+    assert "'self.outer.inner.proj.bias[:k]'" in findings[1].message
 
 
 def test_a_mask_built_from_an_unresolved_result_still_indexes_with_a_dynamic_shape(project):
