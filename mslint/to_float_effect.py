@@ -42,15 +42,14 @@ def float32_in_effect(network: inst.Instance, conversion: nodes.Call,
 
 def runs_before(first: nodes.NodeNG, second: nodes.NodeNG) -> Optional[bool]:
     """Whether `first` runs before `second`: by position in one function; what a class's
-    `__init__` does runs at construction, before anything done to the instance outside it;
-    None when the analysis cannot tell (two other functions)."""
+    `__init__` does to its cells runs at construction, before anything done to the network
+    outside it; None when the analysis cannot tell (two other functions; `second` in some
+    `__init__`, which may be a wrapper's, built after `first`)."""
     first_frame, second_frame = inst.frame_of(first), inst.frame_of(second)
     if first_frame is second_frame:
         return inst.position(first) < inst.position(second)
     if _is_init(first_frame):
         return True
-    if _is_init(second_frame):
-        return False
     return None
 
 
