@@ -89,16 +89,26 @@ def _value(node: nodes.NodeNG, call: nodes.Call, init: nodes.FunctionDef) -> obj
         return _UNKNOWN
     if isinstance(argument, nodes.Const):
         return argument.value  # None too, which literal_of leaves out
+    if isinstance(argument, nodes.Name) and _names_a_parameter(argument):
+        return _UNKNOWN  # `Classifier(keep_fp32=flag)` in a factory: its caller decides, not flag's default
     found = literal_of(argument)
     return _UNKNOWN if found is None else found.value
 
 
 def _is_parameter(name: nodes.Name, init: nodes.FunctionDef) -> bool:
+    bindings = _bindings(name)
+    return len(bindings) == 1 and bindings[0].parent is init.args
+
+
+def _names_a_parameter(name: nodes.Name) -> bool:
+    return any(isinstance(binding.parent, nodes.Arguments) for binding in _bindings(name))
+
+
+def _bindings(name: nodes.Name) -> list:
     try:
-        _, bindings = name.lookup(name.name)
+        return list(name.lookup(name.name)[1])
     except Exception:  # noqa: BLE001 - astroid lookup failure: unknown binding
-        return False
-    return len(bindings) == 1 and isinstance(bindings[0].parent, nodes.Arguments) and bindings[0].parent is init.args
+        return []
 
 
 def _argument(call: nodes.Call, init: nodes.FunctionDef, name: str):

@@ -768,3 +768,22 @@ print(json.dumps(found))
         expected = "float16" if level in ("O2", "O3") else "float32"
         assert found[f"init, auto_mixed_precision {level}"] == expected, level
         assert found[f"init, Model {level}"] == expected, level
+
+
+def test_the_flag_of_the_construction_read_only_when_the_code_says_which(project):
+    # a module constant is read; a factory's parameter is what its caller passes, not its default
+    source = CLASSIFIER + """
+
+KEEP = False
+
+
+def build(flag=False):
+    return Classifier(keep_fp32=flag)
+
+
+constant = ms.amp.auto_mixed_precision(Classifier(KEEP), "O3")
+through_a_factory = ms.amp.auto_mixed_precision(build(True), "O3")
+"""
+    findings = only(project.lint_source(source, select=["MS601"]), "MS601")
+    assert [f.line for f in findings] == [12]
+    assert "'ms.amp.auto_mixed_precision(build(True), 'O3')'" in findings[0].message
