@@ -9,17 +9,19 @@ overflows (`nn.WithLossCell(net, nn.MSELoss()).to_float(ms.float16)` gives `inf`
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Iterator, List, Optional, Set
 
 from astroid import nodes
 
-from mslint import fixes
+from mslint import cell_loops, fixes
 from mslint import instances as inst
 from mslint import mindspore_names as msn
 from mslint.context import ModuleContext
 from mslint.classes import keyword_value
 from mslint.findings import Finding, shown
 from mslint.rules import Rule, implements
+from mslint.to_float_effect import HALF as _HALF, float32_in_effect, runs_before
 
 TO_FLOAT_WITH_AMP = Rule(
     "MS601", "to-float-with-amp-level", "warning",
@@ -45,7 +47,6 @@ LOSS_IN_FLOAT16 = Rule(
 )
 RULES = (TO_FLOAT_WITH_AMP, DOUBLE_MIXED_PRECISION, LOSS_IN_FLOAT16)
 
-_HALF = frozenset({"float16", "half", "bfloat16"})
 _SINGLE = frozenset({"float32", "single"})
 _OVERWRITING = frozenset({"O2", "O3"})
 _LOSS_BASES = frozenset({"LossBase", "Cell"})
@@ -96,71 +97,90 @@ def _call_text(call: nodes.Call) -> str:
     return shown(call, 70)
 
 
-def _kept_float32(event: inst.Event) -> bool:
-    """A to_float asking for float32 (or a dtype the analysis cannot read); to_float(float16)
-    under O2/O3 changes nothing (checked on 2.10)."""
-    return event.kind == "to_float" and event.value not in _HALF
+@dataclass
+class _Conversion:
+    """Where a level converts a network: a trainer (Model, build_train_network) or
+    amp.auto_mixed_precision; `anchor` is where a finding about it goes."""
+    call: nodes.Call
+    anchor: nodes.NodeNG
+    level: Optional[str]
+    network: inst.Instance
+    trainer: Optional[inst.Instance] = None
+
+    def on_the_network(self) -> str:
+        if self.trainer is not None:
+            return f"is on the network trained by {_trainer_text(self.trainer)}"
+        return f"is on the network that '{_call_text(self.call)}' (line {self.call.lineno}) converts afterwards"
+
+    def guide(self) -> str:
+        if self.trainer is not None:
+            return "the migration guide: \"don't set amp_level in Model if you use custom mixed precision\" " \
+                   "(keep the default \"O0\")"
+        return "the migration guide: custom mixed precision and a level do not mix (convert with one of them)"
+
+    def fix(self) -> Optional[fixes.Fix]:
+        return _level_o0_fix(self.trainer) if self.trainer is not None else None
 
 
-@implements(TO_FLOAT_WITH_AMP)
-def check_to_float_with_amp(ctx: ModuleContext) -> Iterator[Finding]:
-    reported: Set[nodes.NodeNG] = set()
-    yield from _converted_after_to_float(ctx, reported)
+def _conversions(ctx: ModuleContext) -> Iterator[_Conversion]:
+    """The overriding conversions (O2, O3 or an unknown level) made in this module."""
     for trainer, level in _trainers(ctx):
         network = trainer.role("network")
-        if network is None or not _overrides(level):
-            continue
-        elsewhere = []
-        for cell in inst.walk_inside(network):
-            for event in cell.events:
-                if not _kept_float32(event) or event.node in reported or _kept_by_o2(event, cell, level):
-                    continue
-                if event.node.root() is not ctx.module:
-                    elsewhere.append(event)
-                    continue
-                reported.add(event.node)
-                yield ctx.finding(
-                    TO_FLOAT_WITH_AMP, event.node,
-                    f"custom mixed precision '{_call_text(event.node)}' is on the network trained by "
-                    f"{_trainer_text(trainer)}: {_effect(level)}; the migration guide: \"don't set amp_level in "
-                    "Model if you use custom mixed precision\" (keep the default \"O0\")",
-                    fix=_level_o0_fix(trainer),
-                )
-        if elsewhere:
-            first = min(elsewhere, key=lambda e: (e.node.root().file or "", e.position))
-            yield ctx.finding(
-                TO_FLOAT_WITH_AMP, trainer.level,
-                f"the network trained here has custom mixed precision ('{_call_text(first.node)}' in "
-                f"{_file(first.node)}, line {first.node.lineno}) and {_trainer_text(trainer)} converts it again: "
-                f"{_effect(level)}; the migration guide: \"don't set amp_level in Model if you use custom mixed "
-                "precision\" (keep the default \"O0\")",
-                fix=_level_o0_fix(trainer),
-            )
-
-
-def _converted_after_to_float(ctx: ModuleContext, reported: Set[nodes.NodeNG]) -> Iterator[Finding]:
-    """`net.head.to_float(ms.float32)` then `net = amp.auto_mixed_precision(net, "O2")`: O2 and O3
-    cast the head to float16 too (checked on 2.10)."""
+        if network is not None and _overrides(level):
+            yield _Conversion(trainer.node, trainer.level, level, network, trainer)
     for instance in inst.tracker(ctx).instances:
         for amp in instance.events:
             if amp.kind != "amp" or amp.value != "auto_mixed_precision" or amp.node.root() is not ctx.module:
                 continue
             level = inst.const_str(amp.uses[0]) if amp.uses else "O0"
-            if not _overrides(level):
+            if _overrides(level):
+                yield _Conversion(amp.node, amp.node, level, instance)
+
+
+def _ran_before(conversion: _Conversion):
+    """For auto_mixed_precision: whether a to_float ran before it converts (unknown order: by
+    position in one module, else before)."""
+    if conversion.trainer is not None:
+        return None
+
+    def ordered(event: inst.Event) -> bool:
+        known = runs_before(event.node, conversion.call)
+        if known is not None:
+            return known
+        return event.node.root() is not conversion.call.root() or event.position < inst.position(conversion.call)
+    return ordered
+
+
+@implements(TO_FLOAT_WITH_AMP)
+def check_to_float_with_amp(ctx: ModuleContext) -> Iterator[Finding]:
+    reported: Set[nodes.NodeNG] = set()
+    for conversion in _conversions(ctx):
+        elsewhere = []
+        for event, cell in float32_in_effect(conversion.network, conversion.call, _ran_before(conversion)):
+            if event.node in reported or _kept_by_o2(event, cell, conversion.level):
                 continue
-            for cell in inst.walk_inside(instance):
-                for event in cell.events:
-                    if not _kept_float32(event) or event.node in reported or event.node.root() is not ctx.module \
-                            or event.position > amp.position or _kept_by_o2(event, cell, level):
-                        continue
-                    reported.add(event.node)
-                    yield ctx.finding(
-                        TO_FLOAT_WITH_AMP, event.node,
-                        f"custom mixed precision '{_call_text(event.node)}' is on the network that "
-                        f"'{_call_text(amp.node)}' (line {amp.node.lineno}) converts afterwards: {_effect(level)}; "
-                        "the migration guide: custom mixed precision and a level do not mix (convert with one "
-                        "of them)",
-                    )
+            if event.node.root() is not ctx.module:
+                elsewhere.append(event)
+                continue
+            reported.add(event.node)
+            yield ctx.finding(
+                TO_FLOAT_WITH_AMP, event.node,
+                f"custom mixed precision '{_call_text(event.node)}' {conversion.on_the_network()}: "
+                f"{_effect(conversion.level)}; {conversion.guide()}",
+                fix=conversion.fix(),
+            )
+        if elsewhere:
+            first = min(elsewhere, key=lambda e: (e.node.root().file or "", e.position))
+            converts = _trainer_text(conversion.trainer) if conversion.trainer is not None \
+                else f"'{_call_text(conversion.call)}'"
+            yield ctx.finding(
+                TO_FLOAT_WITH_AMP, conversion.anchor,
+                f"the network {'trained' if conversion.trainer is not None else 'converted'} here has custom mixed "
+                f"precision ('{_call_text(first.node)}' in {_file(first.node)}, line {first.node.lineno}) and "
+                f"{converts} converts it {'again' if conversion.trainer is not None else 'afterwards'}: "
+                f"{_effect(conversion.level)}; {conversion.guide()}",
+                fix=conversion.fix(),
+            )
 
 
 def _level_o0_fix(trainer: inst.Instance) -> fixes.Fix:
@@ -268,42 +288,15 @@ def _later(event: inst.Event, after: Optional[inst.Event]) -> bool:
 
 def _kept_by_cell_loop(loss: inst.Instance, after: Optional[inst.Event]) -> bool:
     """`for _, cell in net.cells_and_names(): if isinstance(cell, nn.MSELoss): cell.to_float(ms.float32)`
-    on a network holding the loss (the loop MS601 follows too): the loss is set back to float32
-    when the loop's isinstance guard names its class, a loss base class, or there is no guard."""
+    on a network holding the loss, in place or in a helper the network is passed to (the loop
+    MS601 follows too): the loss is set back to float32 when the loop's isinstance guard names
+    its class, a loss base class, or there is no guard."""
+    names = {q.rsplit(".", 1)[-1] for q in loss.ms_classes()} | {c.name for c in loss.classes()} | _LOSS_BASES
     for outer in [loss] + [wrapper for _, wrapper in loss.outer()]:
-        for origin in outer.origins():
-            for event in origin.events:
-                if event.kind == "to_float" and event.path[-1:] == ("*",) and event.value in _SINGLE \
-                        and _later(event, after) and _guard_admits(event.node, loss):
-                    return True
+        for event in cell_loops.loop_casts(outer):
+            if event.value in _SINGLE and _later(event, after) and cell_loops.admits(event.node, names):
+                return True
     return False
-
-
-def _guard_admits(call: nodes.Call, loss: inst.Instance) -> bool:
-    """Whether the isinstance() tests around a loop's `cell.to_float(...)` let the loss through."""
-    for spelled in _guard_classes(call):
-        if not (loss.ms_name in spelled or spelled & _LOSS_BASES):
-            return False
-    return True
-
-
-def _guard_classes(call: nodes.Call) -> List[Set[str]]:
-    """The class names (last parts) of each `if isinstance(cell, ...)` around a loop's
-    `cell.to_float(...)`: the cells of the loop it applies to."""
-    receiver = call.func.expr if isinstance(call.func, nodes.Attribute) else None
-    found: List[Set[str]] = []
-    node = call
-    while node is not None and not isinstance(node, (nodes.For, nodes.FunctionDef, nodes.Module)):
-        parent = node.parent
-        if isinstance(parent, nodes.If) and node in parent.body:
-            test = parent.test
-            if isinstance(test, nodes.Call) and isinstance(test.func, nodes.Name) and test.func.name == "isinstance" \
-                    and len(test.args) == 2 and isinstance(receiver, nodes.Name) \
-                    and isinstance(test.args[0], nodes.Name) and test.args[0].name == receiver.name:
-                names = test.args[1].elts if isinstance(test.args[1], nodes.Tuple) else [test.args[1]]
-                found.append({n.as_string().rsplit(".", 1)[-1] for n in names})
-        node = parent
-    return found
 
 
 def _kept_by_o2(event: inst.Event, cell: inst.Instance, level: Optional[str]) -> bool:
@@ -312,7 +305,7 @@ def _kept_by_o2(event: inst.Event, cell: inst.Instance, level: Optional[str]) ->
     if level is None or level.upper() != "O2":
         return False
     if event.path[-1:] == ("*",):
-        guards = _guard_classes(event.node)
+        guards = cell_loops.guard_classes(event.node)
         return bool(guards) and any(classes <= _KEPT_AT_O2 for classes in guards)
     return cell.ms_name in _KEPT_AT_O2
 
@@ -326,7 +319,9 @@ def check_loss_in_float16(ctx: ModuleContext) -> Iterator[Finding]:
     tracker = inst.tracker(ctx)
     reported: Set[nodes.NodeNG] = set()
     for instance in tracker.instances:
-        for cast in _half_casts(instance):
+        # the casts made on this very instance: a helper's parameter stands for the arguments of every
+        # call, and their casts are checked with their own instance, not mixed through it
+        for cast in [e for e in instance.events if e.kind == "to_float" and not e.path and e.value in _HALF]:
             if cast.node.root() is not ctx.module or cast.node in reported:
                 continue
             if _is_loss(ctx, instance):

@@ -277,8 +277,9 @@ class InstanceTracker:
         if isinstance(definition, nodes.ClassDef) or msn.is_mindspore(qualname):
             self._create(call)
         elif isinstance(definition, nodes.FunctionDef):
-            if self._create(call) is None and definition.root() is self.module:
-                self._bind_parameters(call, definition)
+            self._create(call)
+            # a helper that returns the network it prepares is a factory and still acts on its argument
+            self._bind_parameters(call, definition)
 
     def _event(self, kind: str, call: nodes.Call, target: Ref, value=None) -> Event:
         event = Event(kind, call, target[1], frame_of(call), value)
@@ -361,7 +362,7 @@ class InstanceTracker:
         return created
 
     def _bind_parameters(self, call: nodes.Call, function: nodes.FunctionDef) -> None:
-        """Cells passed to a function of this module: its parameters stand for them."""
+        """Cells passed to a project function (this module or another): its parameters stand for them."""
         names = _parameter_names(function)
         offset = 1 if names[:1] in (["self"], ["cls"]) and isinstance(function.parent, nodes.ClassDef) else 0
         for index, argument in enumerate(call.args):
@@ -375,9 +376,10 @@ class InstanceTracker:
         inner = self.instance(argument)
         if inner is None:
             return
+        owner = self._tracker_for(function.root())  # the parameter's instance lives in its module's tracker
         for param in function.args.args + function.args.kwonlyargs:
             if param.name == name:
-                found = self._ref_binding(param)
+                found = owner._ref_binding(param)
                 if found is not None and inner not in found[0].sources:
                     found[0].sources.append(inner)
                     inner.contents.append(("alias", found[0]))  # what the function does to it
@@ -571,17 +573,48 @@ def walk_inside(instance: Instance) -> Iterator[Instance]:
     """The instance, what it stands for, and every cell inside it (wrapped cells, attributes
     set in the class, parameters it was passed to), each once."""
     seen: Set[int] = set()
-    stack = [(instance, True)]
+    for cell, _ in walk_cells(instance):
+        if id(cell) not in seen:
+            seen.add(id(cell))
+            yield cell
+
+
+def walk_cells(instance: Instance) -> Iterator[Tuple[Instance, Optional[Instance]]]:
+    """walk_inside with, for what a class does to `self`, the instance whose construction ran it
+    (None for the other cells): `Classifier(keep_fp32=False)` decides which branches of its
+    `__init__` ran.  A class self reached from two constructions is yielded for each."""
+    seen: Set[Tuple[int, int]] = set()
+    stack: List[Tuple[Instance, bool, Optional[Instance]]] = [(instance, True, None)]
     while stack:
-        current, follow_sources = stack.pop()
+        current, follow_sources, construction = stack.pop()
+        key = (id(current), id(construction))
+        if key in seen:
+            continue
+        seen.add(key)
+        yield current, construction
+        if follow_sources:  # not back from a parameter to the other arguments bound to it
+            stack.extend((source, True, None) for source in current.sources)
+        is_class_self = current.node is current.cls
+        # the cells a class stores on self get what its __init__ does to them under the same construction
+        stack.extend((inner, role != "alias", construction if is_class_self else None)
+                     for role, inner in current.contents)
+        stack.extend((klass, False, construction if is_class_self else current) for klass in class_selves(current))
+
+
+def same_object(instance: Instance) -> List[Instance]:
+    """Every instance that names the same cell object: the instance, what it stands for, and the
+    parameters of the helpers it was passed to (transitively, this module or another)."""
+    found: List[Instance] = []
+    seen: Set[int] = set()
+    stack = list(instance.origins())
+    while stack:
+        current = stack.pop()
         if id(current) in seen:
             continue
         seen.add(id(current))
-        yield current
-        if follow_sources:  # not back from a parameter to the other arguments bound to it
-            stack.extend((source, True) for source in current.sources)
-        stack.extend((inner, role != "alias") for role, inner in current.contents)
-        stack.extend((klass, False) for klass in class_selves(current))
+        found.append(current)
+        stack.extend(inner for role, inner in current.contents if role == "alias")
+    return found
 
 
 def class_selves(instance: Instance) -> List[Instance]:

@@ -511,3 +511,279 @@ print(json.dumps(found))
 ''')
     assert found == {"O2": {"bn": "_OutputTo16", "ln": "_OutputTo16", "head": "Dense"},
                      "O3": {"bn": "BatchNorm1d", "ln": "LayerNorm", "head": "Dense"}}
+
+
+# -- MS601: to_float in the class, turned off by the construction, or replaced by float16 ---------------
+CLASSIFIER = """
+import mindspore as ms
+from mindspore import nn
+from mindspore.common import dtype as mstype
+
+
+class Classifier(nn.Cell):
+    def __init__(self, keep_fp32=True):
+        super().__init__()
+        self.backbone = nn.SequentialCell([nn.Dense(8, 8), nn.ReLU()])
+        self.fc = nn.Dense(8, 3)
+        if keep_fp32:
+            self.fc.to_float(mstype.float32)
+
+    def construct(self, x):
+        return self.fc(self.backbone(x))
+"""
+
+HELPER_IMPORTS = """
+import mindspore as ms
+from mindspore import nn
+"""
+
+
+def _float32_loop(name: str, cell_class: str, returns: bool = False) -> str:
+    """A helper setting the cells of one class to float32 with the migration guide's loop."""
+    return f"""
+
+def {name}(network):
+    for _, cell in network.cells_and_names():
+        if isinstance(cell, nn.{cell_class}):
+            cell.to_float(ms.float32)
+""" + ("    return network\n" if returns else "")
+
+
+HELPERS = HELPER_IMPORTS + """
+
+def fp32_head(network):
+    network.fc.to_float(ms.float32)
+    return network
+""" + _float32_loop("keep_dense_fp32", "Dense")
+
+
+def _classifier_project(project, train: str):
+    project.write("src/__init__.py", "")
+    project.write("src/net.py", CLASSIFIER)
+    project.write("src/utils.py", HELPERS)
+    project.write("train.py", train)
+    lines = train.lstrip("\n").splitlines()
+    return (only(project.lint("train.py", select=["MS601"]), "MS601"),
+            lambda fragment: next(i for i, text in enumerate(lines, 1) if fragment in text))
+
+
+def test_auto_mixed_precision_after_to_float_in_the_class_init(project):
+    findings, line = _classifier_project(project, """
+import mindspore as ms
+from mindspore import amp
+from src.net import Classifier
+
+
+def direct():
+    return amp.auto_mixed_precision(Classifier(), "O2")
+
+
+def named():
+    net = Classifier()
+    net = ms.amp.auto_mixed_precision(net, amp_level="O3")
+    return net
+
+
+def kept():
+    return amp.auto_mixed_precision(Classifier(), "O1")
+""")
+    assert [(f.line, f.code) for f in findings] == [(line("Classifier(), \"O2\""), "MS601"),
+                                                   (line('amp_level="O3"'), "MS601")]
+    assert "'self.fc.to_float(mstype.float32)' in net.py, line 12" in findings[0].message
+    assert "'amp.auto_mixed_precision(Classifier(), 'O2')' converts it afterwards: O2 casts the whole network " \
+           "to float16 again" in findings[0].message
+    assert "O3 casts every cell to float16 again" in findings[1].message
+
+
+def test_auto_mixed_precision_after_to_float_in_a_class_of_the_same_module(project):
+    # the conversion is written above the class: __init__ still runs first, at Classifier()
+    source = CLASSIFIER.replace("\n\nclass Classifier", """
+
+def build():
+    return ms.amp.auto_mixed_precision(Classifier(), "O3")
+
+
+class Classifier""")
+    findings = only(project.lint_source(source, select=["MS601"]), "MS601")
+    assert [f.line for f in findings] == [16]
+    assert "converts afterwards: O3 casts every cell to float16 again" in findings[0].message
+
+
+def test_to_float_the_construction_turns_off_or_a_later_float16_replaces(project):
+    # checked on MindSpore 2.10 (test_a_later_float16_leaves_nothing_to_override_on_mindspore): a
+    # to_float(float16) on the same cell, on the network or from a loop after the float32 one
+    # leaves the cell in float16, and Classifier(keep_fp32=False) never ran it: nothing to override
+    findings, line = _classifier_project(project, """
+import mindspore as ms
+from mindspore import nn
+from mindspore.train import Model
+from src.net import Classifier
+from src.utils import fp32_head, keep_dense_fp32
+
+
+def turned_off():
+    net = Classifier(keep_fp32=False)
+    return Model(net, nn.MSELoss(), nn.Adam(net.trainable_params()), amp_level="O2")
+
+
+def turned_off_by_position():
+    return ms.amp.auto_mixed_precision(Classifier(False), "O3")
+
+
+def head_in_float16():
+    net = Classifier()
+    net.fc.to_float(ms.float16)
+    return Model(net, nn.MSELoss(), nn.Adam(net.trainable_params()), amp_level="O2")
+
+
+def network_in_float16():
+    net = Classifier()
+    net.to_float(ms.float16)
+    return Model(net, nn.MSELoss(), nn.Adam(net.trainable_params()), amp_level="O3")
+
+
+def every_cell_in_float16():
+    net = Classifier()
+    for _, cell in net.cells_and_names():
+        cell.to_float(ms.float16)
+    return Model(net, nn.MSELoss(), nn.Adam(net.trainable_params()), amp_level="O3")
+
+
+def kept_on(flag):
+    net = Classifier(keep_fp32=flag)
+    return Model(net, nn.MSELoss(), nn.Adam(net.trainable_params()), amp_level="O2")
+
+
+def only_batchnorm_in_float16():
+    net = Classifier(keep_fp32=True)
+    for _, cell in net.cells_and_names():
+        if isinstance(cell, nn.BatchNorm2d):
+            cell.to_float(ms.float16)
+    return Model(net, nn.MSELoss(), nn.Adam(net.trainable_params()), amp_level="O3")
+
+
+def head_set_by_a_helper():
+    net = fp32_head(Classifier(keep_fp32=False))
+    return Model(net, nn.MSELoss(), nn.Adam(net.trainable_params()), amp_level="O2")
+
+
+def dense_set_by_a_helper():
+    net = Classifier(keep_fp32=False)
+    keep_dense_fp32(net)
+    return Model(net, nn.MSELoss(), nn.Adam(net.trainable_params()), amp_level="O3")
+""")
+    trainers = [line(f"def {name}(") + offset for name, offset in (
+        ("kept_on", 2), ("only_batchnorm_in_float16", 5), ("head_set_by_a_helper", 2), ("dense_set_by_a_helper", 3))]
+    # reported: the flag the analysis cannot read, the float16 loop that skips Dense, and the two
+    # helpers (in utils.py) that set float32 themselves
+    assert [(f.line, f.column) for f in findings] == [(row, 79) for row in trainers]
+    assert "'self.fc.to_float(mstype.float32)' in net.py, line 12" in findings[0].message
+    assert "'self.fc.to_float(mstype.float32)' in net.py, line 12" in findings[1].message
+    assert "'network.fc.to_float(ms.float32)' in utils.py, line 6" in findings[2].message
+    assert "'cell.to_float(ms.float32)' in utils.py, line 13" in findings[3].message
+
+
+# -- MS603: the cells_and_names() loop in a helper (the recognition MS601 shares) ------------------
+def test_loss_set_back_to_float32_by_a_loop_in_a_helper(project):
+    project.write("src/__init__.py", "")
+    project.write("src/net.py", """
+from mindspore import nn
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Dense(4, 2)
+
+    def construct(self, x):
+        return self.fc(x)
+""")
+    project.write("src/utils.py", HELPER_IMPORTS + _float32_loop("keep_loss_fp32", "LossBase", returns=True)
+                  + _float32_loop("keep_bn_fp32", "BatchNorm2d"))
+    train = HELPER_IMPORTS + """from src.net import Net
+from src.utils import keep_loss_fp32, keep_bn_fp32
+""" + _float32_loop("local_helper", "L1Loss") + "".join(
+        f"""
+
+def {case}():
+    wl = nn.WithLossCell(Net(), nn.{loss}())
+    wl.to_float(ms.float16)
+    {helper}(wl)
+    return wl
+""" for case, loss, helper in (("protected_in_another_module", "L1Loss", "keep_loss_fp32"),
+                               ("protected_in_this_module", "L1Loss", "local_helper"),
+                               ("batchnorm_only", "L1Loss", "keep_bn_fp32"),
+                               ("guard_for_another_loss", "MSELoss", "local_helper")))
+    project.write("train.py", train)
+    lines = train.lstrip("\n").splitlines()
+    findings = only(project.lint("train.py", select=["MS603"]), "MS603")
+    casts = [i for i, text in enumerate(lines, 1) if "wl.to_float(ms.float16)" in text]
+    assert [(f.line, f.column) for f in findings] == [(casts[2], 4), (casts[3], 4)]
+    assert "'wl.to_float(ms.float16)' also casts the loss inside it ('nn.L1Loss(...)') to float16" \
+        in findings[0].message
+    assert "('nn.MSELoss(...)')" in findings[1].message
+
+
+@pytest.mark.mindspore
+@pytest.mark.skipif(importlib.util.find_spec("mindspore") is None, reason="needs the mindspore extra")
+def test_a_later_float16_leaves_nothing_to_override_on_mindspore(tmp_path):
+    # what MS601 relies on: a to_float(float32) made in the class's __init__ is overridden by
+    # auto_mixed_precision and Model at O2/O3 (kept at O1/auto); a later to_float(float16) on the
+    # same cell, on the network or from a cells_and_names() loop replaces it before any level runs
+    found = _run_on_mindspore(tmp_path, AMP_LEVELS.split("x = ms.Tensor")[0].replace(
+        '''        self.head = nn.Dense(1, 1, weight_init=ms.Tensor([[1.0001]], ms.float32), bias_init="zeros")
+''', '''        self.head = nn.Dense(1, 1, weight_init=ms.Tensor([[1.0001]], ms.float32), bias_init="zeros")
+        self.head.to_float(ms.float32)
+''') + '''
+
+def trained(net, level):
+    Model(net, nn.MSELoss(), nn.Momentum(net.trainable_params(), 0.1, 0.9), amp_level=level,
+          loss_scale_manager=FixedLossScaleManager(drop_overflow_update=False))
+    return net
+
+
+def head_half(net):
+    net.head.to_float(ms.float16)
+    return net
+
+
+def every_cell_half(net):
+    for _, cell in net.cells_and_names():
+        cell.to_float(ms.float16)
+    return net
+
+
+x = ms.Tensor(np.ones((1, 1), np.float32))
+found = {"init": head(Net(), x), "init, head float16": head(head_half(Net()), x), "init, network float16": head(Net().to_float(ms.float16), x),
+         "init, loop float16": head(every_cell_half(Net()), x)}
+for level in ("O1", "O2", "O3", "auto"):
+    found[f"init, auto_mixed_precision {level}"] = head(ms.amp.auto_mixed_precision(Net(), level), x)
+    found[f"init, Model {level}"] = head(trained(Net(), level), x)
+print(json.dumps(found))
+''')
+    assert {k: v for k, v in found.items() if " O" not in k and " auto" not in k} == {
+        "init": "float32", "init, head float16": "float16",
+        "init, network float16": "float16", "init, loop float16": "float16"}
+    for level in ("O1", "O2", "O3", "auto"):
+        expected = "float16" if level in ("O2", "O3") else "float32"
+        assert found[f"init, auto_mixed_precision {level}"] == expected, level
+        assert found[f"init, Model {level}"] == expected, level
+
+
+def test_the_flag_of_the_construction_read_only_when_the_code_says_which(project):
+    # a module constant is read; a factory's parameter is what its caller passes, not its default
+    source = CLASSIFIER + """
+
+KEEP = False
+
+
+def build(flag=False):
+    return Classifier(keep_fp32=flag)
+
+
+constant = ms.amp.auto_mixed_precision(Classifier(KEEP), "O3")
+through_a_factory = ms.amp.auto_mixed_precision(build(True), "O3")
+"""
+    findings = only(project.lint_source(source, select=["MS601"]), "MS601")
+    assert [f.line for f in findings] == [12]
+    assert "'ms.amp.auto_mixed_precision(build(True), 'O3')'" in findings[0].message
