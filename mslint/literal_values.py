@@ -40,6 +40,16 @@ def literal_of(node: Optional[nodes.NodeNG], depth: int = 0) -> Optional[Literal
     return None
 
 
+def number(node) -> Optional[Number]:
+    """The int or float a node spells (`0.1`, `-1`); None for anything else (a bool too)."""
+    if isinstance(node, nodes.Const) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+        return node.value
+    if isinstance(node, nodes.UnaryOp) and node.op == "-":
+        value = number(node.operand)
+        return -value if value is not None else None
+    return None
+
+
 def _written_literal(node) -> object:
     if isinstance(node, nodes.Const):
         return node.value

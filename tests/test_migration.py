@@ -218,6 +218,116 @@ def test_keep_rates_are_a_deprecation_and_drop_rates_the_bug(project):
     assert by_line[8].rule.severity == "info" and by_line[7].rule.severity == "warning"
 
 
+KEEP_RATE_SHAPES = """
+    from mindspore import nn
+
+
+    class Block(nn.Cell):
+        def __init__(self, rate, cfg, training):
+            super().__init__()
+            self.a = nn.Dropout(1 - rate if rate > 0 else 1.0)
+            self.b = nn.Dropout(keep_prob=1 - rate if rate > 0 else 1.0)
+            self.c = nn.Dropout(1 - cfg.drop_path - 0.05)
+            self.d = nn.Dropout(1 - (rate - 0.1) - cfg.extra)
+            self.e = nn.Dropout(1 - rate - (cfg.extra - 0.1))
+            self.f = nn.Dropout(cfg.dropout if training else 0.0)
+            self.g = nn.Dropout(1 - rate if training else rate)
+
+        def construct(self, x):
+            return x
+"""
+
+
+def test_conditional_and_chained_keep_rates_are_read_from_the_expression_tree(project):
+    # issue 14 item 7 (audit): `1 - r if r > 0 else 1.0` is a keep rate in both arms and
+    # `1 - a - b` is `1 - (a + b)`: MS711 with p= the complement, not MS703 with p= the keep rate
+    project.write("pkg/__init__.py", "")
+    project.write("pkg/layers.py", KEEP_RATE_SHAPES)
+    found = project.lint("pkg/layers.py", select=["MS703", "MS711"])
+    by_line = {f.line: f for f in found}
+    assert {line: f.code for line, f in by_line.items()} == {
+        7: "MS711", 8: "MS711", 9: "MS711", 10: "MS711", 11: "MS711", 12: "MS703", 13: "MS703"}
+    written = {line: [e.content for e in f.fix.edits] for line, f in by_line.items()}
+    assert written == {
+        7: ["p=(rate if rate > 0 else 0.0)"],
+        8: ["p=(rate if rate > 0 else 0.0)"],
+        9: ["p=cfg.drop_path + 0.05"],
+        10: ["p=rate - 0.1 + cfg.extra"],
+        11: ["p=rate + (cfg.extra - 0.1)"],
+        12: ["p=(cfg.dropout if training else 0.0)"],  # both arms drop rates: PyTorch's meaning
+        13: ["p=(rate if training else 1 - rate)"],  # the arms disagree: what MindSpore does today
+    }
+    assert all(by_line[line].fix.applicability == "safe" for line in range(7, 12))
+    assert all(by_line[line].fix.applicability == "unsafe" for line in (12, 13))
+    assert by_line[7].message.startswith("'nn.Dropout(1 - rate if rate > 0 else 1.0)' gives the keep probability")
+    assert by_line[7].message.endswith("the behaviour is right; write p=(rate if rate > 0 else 0.0)")
+    assert by_line[9].message.endswith("write p=cfg.drop_path + 0.05")
+    assert by_line[12].message.endswith(
+        "write p=(cfg.dropout if training else 0.0) if (cfg.dropout if training else 0.0) is the drop rate, "
+        "p=(1 - cfg.dropout if training else 1.0) if it is the keep rate")
+    assert "binds keep_prob=(1 - rate if training else rate), not PyTorch's" in by_line[13].message
+
+
+DROPOUT_LAYERS = """
+from mindspore import nn
+
+
+def layers(r, a, b):
+    return [
+        nn.Dropout(1 - r if r > 0 else 1.0),
+        nn.Dropout(keep_prob=1 - r if r > 0 else 1.0),
+        nn.Dropout(1 - a - b),
+        nn.Dropout(1 - (a - 0.05) - b),
+        nn.Dropout(1 - a - (b - 0.05)),
+    ]
+"""
+
+DROP_FRACTIONS = """
+import json
+import sys
+
+import numpy as np
+import mindspore as ms
+
+ms.set_context(mode=ms.GRAPH_MODE, jit_syntax_level=ms.STRICT)
+x = ms.Tensor(np.ones(20000, np.float32))
+found = {}
+for name, source in (("original", sys.argv[1]), ("fixed", sys.argv[2])):
+    scope = {}
+    exec(source, scope)
+    for r, a, b in ((0.0, 0.0, 0.05), (0.3, 0.2, 0.15)):
+        fractions = []
+        for layer in scope["layers"](r, a, b):
+            layer.set_train()
+            fractions.append(float((layer(x).asnumpy() == 0).mean()))
+        found[f"{name} {r}"] = fractions
+print(json.dumps(found))
+"""
+
+
+@pytest.mark.mindspore
+@pytest.mark.skipif(importlib.util.find_spec("mindspore") is None, reason="needs the mindspore extra")
+def test_keep_rate_fixes_drop_what_the_keep_rates_drop(tmp_path):
+    # issue 14 item 7: MS711's safe fix of a conditional or `1 - a - b` keep rate keeps the layer's
+    # behaviour on MindSpore 2.10 (p=(r if r > 0 else 0.0) drops nothing when r == 0, as keep_prob=1.0)
+    import json
+
+    from mslint.config import Config
+    from mslint.fix_command import fixed_text
+
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'example'\n")
+    fixed = fixed_text(str(tmp_path / "layers.py"), DROPOUT_LAYERS, Config(root=str(tmp_path)), unsafe=False)
+    assert "keep_prob" not in fixed and fixed.count("nn.Dropout(p=") == 5
+    result = subprocess.run([sys.executable, "-c", DROP_FRACTIONS, DROPOUT_LAYERS, fixed], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-2000:]
+    found = json.loads(result.stdout.strip().splitlines()[-1])
+    expected = {"0.0": [0.0, 0.0, 0.05, 0.0, 0.0], "0.3": [0.3, 0.3, 0.35, 0.3, 0.3]}
+    for rate, fractions in expected.items():
+        for version in ("original", "fixed"):
+            assert found[f"{version} {rate}"] == pytest.approx(fractions, abs=0.02), (version, rate, fixed)
+
+
 def test_dropout_quiet_on_p_and_pytorch_style_dropouts(project):
     findings = project.lint_source("""
         from mindspore import nn, mint, ops
