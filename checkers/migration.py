@@ -20,7 +20,7 @@ from mslint.findings import Finding, shown
 from mslint.lattice import Kind
 from mslint.fixed_weights import constant_parameters
 from mslint.literal_values import literal_of, number
-from mslint.resolve import assigned_values
+from mslint.resolve import Resolver, assigned_values
 from mslint.rules import Rule, implements
 
 CONV_PADDING = Rule(
@@ -191,13 +191,13 @@ def _layer(call: nodes.Call) -> str:
     return shown(call.func, 40, keep_end=True)
 
 
-def _conv_padding_problem(call: nodes.Call, name: str):
+def _conv_padding_problem(call: nodes.Call, name: str, resolver: Resolver):
     """(padding node, pad_mode node or None) when a conv layer is padded without pad_mode="pad"."""
     pad_mode_at, padding_at, _ = _CONV_LAYERS[name]
     padding = _argument(call, "padding", padding_at)
     if padding is None or _is_zero(padding):
         return None
-    found = literal_of(padding)
+    found = literal_of(padding, resolver)
     if found is not None and found.origin:  # a name whose value the code says: judge that value
         if found.number is None or found.number == 0:
             return None  # 0 is fine; a string is MS701's other case (_string_padding)
@@ -211,10 +211,10 @@ def _conv_padding_problem(call: nodes.Call, name: str):
     return None  # pad="pad", or a pad_mode the analysis cannot read
 
 
-def _string_padding(call: nodes.Call, name: str):
+def _string_padding(call: nodes.Call, name: str, resolver: Resolver):
     """(padding node, its literal) when a conv layer gets a string padding ("same", "valid")."""
     padding = _argument(call, "padding", _CONV_LAYERS[name][1])
-    found = literal_of(padding)
+    found = literal_of(padding, resolver)
     if found is not None and isinstance(found.value, str):
         return padding, found
     return None
@@ -225,7 +225,7 @@ def check_conv_padding(ctx: ModuleContext) -> Iterator[Finding]:
     for call, name in _nn_layer_calls(ctx):
         if name not in _CONV_LAYERS:
             continue
-        string = _string_padding(call, name)
+        string = _string_padding(call, name, ctx.resolver)
         if string is not None:
             padding, found = string
             origin = f" ({found.origin})" if found.origin else ""
@@ -236,13 +236,13 @@ def check_conv_padding(ctx: ModuleContext) -> Iterator[Finding]:
                 f"without padding, or use the mint.nn layer, which takes PyTorch's arguments",
             )
             continue
-        problem = _conv_padding_problem(call, name)
+        problem = _conv_padding_problem(call, name, ctx.resolver)
         if problem is None:
             continue
         padding, pad_mode = problem
         mode = pad_mode.value if pad_mode is not None else "same"
         given = "pad_mode='{}'".format(mode) if pad_mode is not None else "no pad_mode (default 'same')"
-        found = literal_of(padding)
+        found = literal_of(padding, ctx.resolver)
         if found is not None and found.origin.startswith("the default"):
             hedge = f" when the caller leaves it at {found.number} ({found.origin})"
         elif found is not None and found.origin:
@@ -292,7 +292,7 @@ def check_conv_implicit_same(ctx: ModuleContext) -> Iterator[Finding]:
         if name not in _CONV_LAYERS or _opaque(call):
             continue
         pad_mode_at, _, has_bias_at = _CONV_LAYERS[name]
-        if _argument(call, "pad_mode", pad_mode_at) is not None or _conv_padding_problem(call, name):
+        if _argument(call, "pad_mode", pad_mode_at) is not None or _conv_padding_problem(call, name, ctx.resolver):
             continue
         bias = "" if _argument(call, "has_bias", has_bias_at) is not None else \
             " and has no bias (has_bias=False; PyTorch's default is bias=True)"
@@ -443,7 +443,7 @@ def check_batchnorm_momentum(ctx: ModuleContext) -> Iterator[Finding]:
         if name not in _BATCHNORM_LAYERS:
             continue
         argument = _argument(call, "momentum", _BN_MOMENTUM_POSITION)
-        found = literal_of(argument)
+        found = literal_of(argument, ctx.resolver)
         momentum = found.number if found is not None else None
         if momentum is None or not 0 <= momentum < BN_MOMENTUM_THRESHOLD:
             continue

@@ -387,6 +387,127 @@ def test_batchnorm_momentum_read_through_names(project):
     assert all(f.fix is None for f in findings)  # the number is not at the call: nothing there to replace
 
 
+def test_constants_imported_from_the_projects_config_are_read(project):
+    # issue 14 item 16 (audit): BN_MOMENTUM / CONV_PAD kept in config.py, the usual model-zoo layout
+    project.write("pkg/__init__.py", "")
+    project.write("pkg/config.py", """
+        BN_MOMENTUM = 0.1
+        CONV_PAD = 1
+        KEPT = 0.9
+        SMALL = 0.01
+        MOMENTUM = BN_MOMENTUM
+    """)
+    project.write("pkg/utils.py", """
+        from mindspore import nn
+
+        from .config import BN_MOMENTUM, CONV_PAD
+
+
+        def bn(c, momentum=BN_MOMENTUM):
+            return nn.BatchNorm2d(c, momentum=momentum)
+
+
+        def conv(c):
+            return nn.Conv2d(c, c, 3, padding=CONV_PAD)
+    """)
+    project.write("pkg/model.py", """
+        from mindspore import nn
+
+        from . import config
+        from .config import BN_MOMENTUM, KEPT
+        from .config import SMALL as TINY
+        from .config import MOMENTUM
+
+
+        class Stem(nn.Cell):
+            def __init__(self, c):
+                super().__init__()
+                self.a = nn.BatchNorm2d(c, momentum=BN_MOMENTUM)
+                self.b = nn.BatchNorm2d(c, momentum=config.BN_MOMENTUM)
+                self.c = nn.BatchNorm2d(c, momentum=TINY)
+                self.d = nn.BatchNorm2d(c, momentum=MOMENTUM)
+                self.e = nn.BatchNorm2d(c, momentum=KEPT)
+                self.f = nn.BatchNorm2d(c, momentum=config.KEPT)
+                self.g = nn.Conv2d(c, c, 3, padding=config.CONV_PAD)
+
+            def construct(self, x):
+                return self.a(x)
+    """)
+    model = project.lint("pkg/model.py", select=["MS704", "MS701"])
+    assert [(f.line, f.code) for f in model] == [(12, "MS704"), (13, "MS704"), (14, "MS704"), (15, "MS704"),
+                                                 (18, "MS701")]
+    assert "momentum=BN_MOMENTUM, which is 0.1 (BN_MOMENTUM = 0.1 in pkg.config, line 1))'" in model[0].message
+    assert "momentum=config.BN_MOMENTUM, which is 0.1 (BN_MOMENTUM = 0.1 in pkg.config, line 1))'" \
+        in model[1].message
+    assert "momentum=TINY, which is 0.01 (SMALL = 0.01 in pkg.config, line 4))'" in model[2].message
+    assert "momentum=MOMENTUM, which is 0.1 (BN_MOMENTUM = 0.1 in pkg.config, line 1))'" in model[3].message
+    assert "construction fails (padding is 1: CONV_PAD = 1 in pkg.config, line 2)" in model[4].message
+    utils = project.lint("pkg/utils.py", select=["MS704", "MS701"])
+    assert [(f.line, f.code) for f in utils] == [(7, "MS704"), (11, "MS701")]
+    assert "momentum=momentum, which is 0.1 (the default of the parameter 'momentum', line 6: BN_MOMENTUM = 0.1 " \
+           "in pkg.config, line 1))'" in utils[0].message
+    assert "(padding is 1: CONV_PAD = 1 in pkg.config, line 2)" in utils[1].message
+
+
+def test_imported_constants_that_may_change_are_not_read(project):
+    # a constant counts only when nothing can give it another value (mslint.module_constants)
+    project.write("pkg/__init__.py", "")
+    project.write("pkg/defaults.py", "STAR_MOMENTUM = 0.9\n")
+    project.write("pkg/config.py", """
+        import os
+
+        TWICE = 0.1
+        if os.environ.get("TORCH_STYLE"):
+            TWICE = 0.9
+        if os.environ.get("FAST"):
+            UNDER_IF = 0.1
+        WRITTEN = 0.1
+        GLOBAL = 0.1
+        COMPUTED = 0.05 * 2
+
+
+        def configure(value):
+            global GLOBAL
+            GLOBAL = value
+    """)
+    project.write("pkg/starred.py", """
+        from .defaults import *
+
+        STARRED = 0.1
+    """)
+    project.write("pkg/train.py", """
+        from . import config
+
+        config.WRITTEN = 0.9
+    """)
+    project.write("pkg/model.py", """
+        from mindspore import nn
+
+        from . import config
+        from .config import TWICE, UNDER_IF, WRITTEN, GLOBAL, COMPUTED
+        from .starred import STARRED
+
+        try:
+            from .fast import FALLBACK
+        except ImportError:
+            FALLBACK = 0.1
+
+
+        def layers(c):
+            return [
+                nn.BatchNorm2d(c, momentum=TWICE),
+                nn.BatchNorm2d(c, momentum=UNDER_IF),
+                nn.BatchNorm2d(c, momentum=WRITTEN),
+                nn.BatchNorm2d(c, momentum=config.WRITTEN),
+                nn.BatchNorm2d(c, momentum=GLOBAL),
+                nn.BatchNorm2d(c, momentum=COMPUTED),
+                nn.BatchNorm2d(c, momentum=STARRED),
+                nn.BatchNorm2d(c, momentum=FALLBACK),
+            ]
+    """)
+    assert project.lint("pkg/model.py", select=["MS704"]) == []
+
+
 def test_batchnorm_quiet_on_mint(project):
     assert project.lint_source("""
         from mindspore import mint
