@@ -21,6 +21,7 @@ from mslint.findings import Finding
 from mslint.fix_command import SourceFile, _one_pass, fixed_text
 from mslint.fixes import FIXABLE, SAFE, UNSAFE, Edit, Fix, apply_fixes
 from mslint.rules import INTERNAL_ERROR, registry
+from test_migration import KEEP_RATE_SHAPES
 
 
 def mslint(cwd, *args):
@@ -361,36 +362,20 @@ def test_fixed_text_is_what_the_command_writes(root):
     assert path.read_text() == expected
 
 
-DROPOUT_SHAPES = """
-from mindspore import nn
-
-
-class Block(nn.Cell):
-    def __init__(self, rate, cfg, training):
-        super().__init__()
-        self.a = nn.Dropout(1 - rate if rate > 0 else 1.0)
-        self.b = nn.Dropout(keep_prob=1 - rate if rate > 0 else 1.0)
-        self.c = nn.Dropout(1 - cfg.drop_path - 0.05)
-        self.d = nn.Dropout(cfg.dropout if training else 0.0)
-        self.e = nn.Dropout(1 - rate if training else rate)
-
-    def construct(self, x):
-        return x
-"""
-
-
 def test_dropout_fixes_from_the_expression_tree_parse_and_a_second_run_changes_nothing(root):
     # issue 14 item 7: a conditional keep rate becomes p=(the conditional of the complements),
     # `1 - a - b` becomes p=a + b; the unsafe fixes of MS703 keep their parentheses too
-    path = write(root / "net.py", DROPOUT_SHAPES)
+    path = write(root / "net.py", KEEP_RATE_SHAPES)
     mslint(root, "--fix", "--unsafe-fixes", "net.py")
     text = path.read_text()
     ast.parse(text)
     assert "self.a = nn.Dropout(p=(rate if rate > 0 else 0.0))\n" in text
     assert "self.b = nn.Dropout(p=(rate if rate > 0 else 0.0))\n" in text
     assert "self.c = nn.Dropout(p=cfg.drop_path + 0.05)\n" in text
-    assert "self.d = nn.Dropout(p=(cfg.dropout if training else 0.0))\n" in text
-    assert "self.e = nn.Dropout(p=(rate if training else 1 - rate))\n" in text
+    assert "self.d = nn.Dropout(p=rate - 0.1 + cfg.extra)\n" in text
+    assert "self.e = nn.Dropout(p=rate + (cfg.extra - 0.1))\n" in text
+    assert "self.f = nn.Dropout(p=(cfg.dropout if training else 0.0))\n" in text
+    assert "self.g = nn.Dropout(p=(rate if training else 1 - rate))\n" in text
     done = mslint(root, "--fix", "--unsafe-fixes", "net.py")
     assert path.read_text() == text and "Dropout" not in done.stdout
 

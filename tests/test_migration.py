@@ -273,12 +273,14 @@ from mindspore import nn
 
 
 def layers(r, a, b):
+    drop = b
     return [
         nn.Dropout(1 - r if r > 0 else 1.0),
         nn.Dropout(keep_prob=1 - r if r > 0 else 1.0),
         nn.Dropout(1 - a - b),
         nn.Dropout(1 - (a - 0.05) - b),
         nn.Dropout(1 - a - (b - 0.05)),
+        nn.Dropout(drop if drop > 0.1 else 0.1),
     ]
 """
 
@@ -307,25 +309,29 @@ print(json.dumps(found))
 
 @pytest.mark.mindspore
 @pytest.mark.skipif(importlib.util.find_spec("mindspore") is None, reason="needs the mindspore extra")
-def test_keep_rate_fixes_drop_what_the_keep_rates_drop(tmp_path):
-    # issue 14 item 7: MS711's safe fix of a conditional or `1 - a - b` keep rate keeps the layer's
-    # behaviour on MindSpore 2.10 (p=(r if r > 0 else 0.0) drops nothing when r == 0, as keep_prob=1.0)
+def test_dropout_fixes_drop_what_the_pages_say(tmp_path):
+    # issue 14 item 7, on MindSpore 2.10 (GRAPH_MODE, STRICT): MS711's safe fix of a conditional or
+    # `1 - a - b` keep rate keeps what the layer drops (p=(r if r > 0 else 0.0) drops nothing when
+    # r == 0, as keep_prob=1.0 does); MS703's unsafe fix of a conditional of drop rates (the last
+    # layer) makes it drop what PyTorch's nn.Dropout(drop if drop > 0.1 else 0.1) drops
     import json
 
     from mslint.config import Config
     from mslint.fix_command import fixed_text
 
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'example'\n")
-    fixed = fixed_text(str(tmp_path / "layers.py"), DROPOUT_LAYERS, Config(root=str(tmp_path)), unsafe=False)
-    assert "keep_prob" not in fixed and fixed.count("nn.Dropout(p=") == 5
+    fixed = fixed_text(str(tmp_path / "layers.py"), DROPOUT_LAYERS, Config(root=str(tmp_path)), unsafe=True)
+    assert "keep_prob" not in fixed and fixed.count("nn.Dropout(p=") == 6
+    assert "nn.Dropout(p=(drop if drop > 0.1 else 0.1))" in fixed
     result = subprocess.run([sys.executable, "-c", DROP_FRACTIONS, DROPOUT_LAYERS, fixed], cwd=tmp_path,
                             capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr[-2000:]
     found = json.loads(result.stdout.strip().splitlines()[-1])
-    expected = {"0.0": [0.0, 0.0, 0.05, 0.0, 0.0], "0.3": [0.3, 0.3, 0.35, 0.3, 0.3]}
-    for rate, fractions in expected.items():
-        for version in ("original", "fixed"):
-            assert found[f"{version} {rate}"] == pytest.approx(fractions, abs=0.02), (version, rate, fixed)
+    kept = {"0.0": [0.0, 0.0, 0.05, 0.0, 0.0], "0.3": [0.3, 0.3, 0.35, 0.3, 0.3]}
+    drop = {"0.0": 0.1, "0.3": 0.15}  # the last layer's conditional
+    for rate, fractions in kept.items():
+        assert found[f"original {rate}"] == pytest.approx(fractions + [1 - drop[rate]], abs=0.02), (rate, found)
+        assert found[f"fixed {rate}"] == pytest.approx(fractions + [drop[rate]], abs=0.02), (rate, fixed, found)
 
 
 def test_dropout_quiet_on_p_and_pytorch_style_dropouts(project):
