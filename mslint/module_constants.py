@@ -33,14 +33,17 @@ def sole_constant(binding, name: str, resolver: resolve.Resolver, is_literal: Ca
     holds, in this module or, through `from X import name`, in the project module X; None when
     anything on the way may give it another value."""
     module = binding.root()
-    if not top_level(binding, module) or rebindable(module, name):
+    if not top_level(binding, module):
         return None
     if isinstance(binding, nodes.ImportFrom):
-        return imported_constant(binding, name, resolver, is_literal, depth)
-    if not isinstance(binding, nodes.AssignName) or not isinstance(binding.parent, nodes.Assign) \
-            or len(binding.parent.targets) != 1 or not is_literal(binding.parent.value):
+        value = imported_constant(binding, name, resolver, is_literal, depth)
+    elif isinstance(binding, nodes.AssignName) and isinstance(binding.parent, nodes.Assign) \
+            and len(binding.parent.targets) == 1 and is_literal(binding.parent.value):
+        value = binding.parent.value
+    else:
         return None
-    return binding.parent.value
+    # (last: the project-wide search for `X.name = ...` is the costly part)
+    return None if value is None or rebindable(module, name) else value
 
 
 def attribute_constant(node: nodes.Attribute, resolver: resolve.Resolver,
