@@ -12,8 +12,6 @@ that holds the assignment, each import under the same conditions.
 from __future__ import annotations
 
 import os
-import re
-import weakref
 from typing import Callable, Optional
 
 from astroid import nodes
@@ -139,20 +137,4 @@ def rebindable(module: nodes.Module, name: str) -> bool:
                     and not (isinstance(call.parent, nodes.Subscript) and call.parent.value is call
                              and call.parent.ctx == Context.Load):
                 return True
-    return module.file is not None and _written_as_attribute(module.file, name)
-
-
-def _written_as_attribute(path: str, name: str) -> bool:
-    """`X.name = ...` (also augmented) or `setattr(..., "name", ...)` in a file of path's project."""
-    project = project_for(path)
-    written = _ATTRIBUTE_WRITES.setdefault(project, {})
-    if name not in written:
-        pattern = re.compile(rb"[\w)\]][ \t]*\.[ \t]*" + re.escape(name.encode())
-                             + rb"[ \t]*(?:=(?!=)|[-+*/%&|^@]=|//=|\*\*=)"
-                             rb"|setattr\s*\([^)]*[\"']" + re.escape(name.encode()) + rb"[\"']")
-        written[name] = any(pattern.search(project.text(file) or b"") for file in project.files())
-    return written[name]
-
-
-# per project (a new Project object when its files may have changed), per name: some file writes `X.name`
-_ATTRIBUTE_WRITES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+    return module.file is not None and project_for(module.file).writes_attribute(name)

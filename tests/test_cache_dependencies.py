@@ -304,6 +304,26 @@ def test_an_edit_of_a_constant_read_from_config_changes_the_finding(project, cap
             for _, _, _, message in rows(cached)] == [True, True]
 
 
+def test_a_new_write_of_the_constant_in_another_file_is_seen(project, capsys, cache_dir, monkeypatch):
+    # `config.BN_MOMENTUM = 0.9` in any file means the constant may change: the analysis searched
+    # the whole project for such a write, and the cache asks the question again
+    project.write("config.py", BN_CONFIG)
+    project.write("model.py", BN_MODEL)
+    monkeypatch.chdir(project.root)
+    first, _ = lint(capsys, "model.py")
+    assert [code for _, _, code, _ in rows(first)] == ["MS704", "MS704"]
+    project.write("train.py", """
+        import config
+
+        config.BN_MOMENTUM = 0.9
+        """)
+    cached, uncached = lint(capsys, "model.py")
+    assert cached == uncached == []
+    os.remove(project.root / "train.py")
+    cached, uncached = lint(capsys, "model.py")
+    assert cached == uncached == first
+
+
 # -- the digest of what looking names up may read ------------------------------------------------
 MODULE = '''
 """Docstring."""
