@@ -5,7 +5,8 @@ MindSpore's `nn.Dropout` binds its first positional argument to the deprecated `
 PyTorch's binds the drop probability.  Ported code passes either, and the spelling tells which:
 `1 - drop_rate` (also `1 - a - b`, which is `1 - (a + b)`) or a name with "keep" is a keep
 rate, a name with "drop" or a number below 0.5 a drop rate, and a conditional expression is
-whatever all its arms are (`1 - r if r > 0 else 1.0` is a keep rate).
+whatever all its arms are (`1 - r if r > 0 else 1.0` is a keep rate; arms that disagree leave it
+to the spelling, as for any other expression).
 """
 from __future__ import annotations
 
@@ -33,8 +34,9 @@ def rate_kind(value) -> Optional[str]:
         return KEEP
     if isinstance(value, nodes.IfExp):
         arms = {rate_kind(value.body), rate_kind(value.orelse)}
-        return arms.pop() if len(arms) == 1 else None  # (both arms the same kind, or None)
-    text = value.as_string().lower()
+        if len(arms) == 1:
+            return arms.pop()  # (both arms the same kind, or neither reads as one)
+    text = value.as_string().lower()  # (arms that disagree: the spelling decides, as for any expression)
     if isinstance(value, (nodes.Name, nodes.Attribute)) and "keep" in text:
         return KEEP
     return DROP if "drop" in text else None

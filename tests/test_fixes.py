@@ -376,6 +376,7 @@ def test_dropout_fixes_from_the_expression_tree_parse_and_a_second_run_changes_n
     assert "self.e = nn.Dropout(p=rate + (cfg.extra - 0.1))\n" in text
     assert "self.f = nn.Dropout(p=(cfg.dropout if training else 0.0))\n" in text
     assert "self.g = nn.Dropout(p=(rate if training else 1 - rate))\n" in text
+    assert "self.h = nn.Dropout(p=(1 - cfg.dropout if training else 0.0))\n" in text
     done = mslint(root, "--fix", "--unsafe-fixes", "net.py")
     assert path.read_text() == text and "Dropout" not in done.stdout
 

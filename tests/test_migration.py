@@ -232,6 +232,7 @@ KEEP_RATE_SHAPES = """
             self.e = nn.Dropout(1 - rate - (cfg.extra - 0.1))
             self.f = nn.Dropout(cfg.dropout if training else 0.0)
             self.g = nn.Dropout(1 - rate if training else rate)
+            self.h = nn.Dropout(keep_prob=cfg.dropout if training else 1.0)
 
         def construct(self, x):
             return x
@@ -246,7 +247,7 @@ def test_conditional_and_chained_keep_rates_are_read_from_the_expression_tree(pr
     found = project.lint("pkg/layers.py", select=["MS703", "MS711"])
     by_line = {f.line: f for f in found}
     assert {line: f.code for line, f in by_line.items()} == {
-        7: "MS711", 8: "MS711", 9: "MS711", 10: "MS711", 11: "MS711", 12: "MS703", 13: "MS703"}
+        7: "MS711", 8: "MS711", 9: "MS711", 10: "MS711", 11: "MS711", 12: "MS703", 13: "MS703", 14: "MS703"}
     written = {line: [e.content for e in f.fix.edits] for line, f in by_line.items()}
     assert written == {
         7: ["p=(rate if rate > 0 else 0.0)"],
@@ -256,9 +257,10 @@ def test_conditional_and_chained_keep_rates_are_read_from_the_expression_tree(pr
         11: ["p=rate + (cfg.extra - 0.1)"],
         12: ["p=(cfg.dropout if training else 0.0)"],  # both arms drop rates: PyTorch's meaning
         13: ["p=(rate if training else 1 - rate)"],  # the arms disagree: what MindSpore does today
+        14: ["p=(1 - cfg.dropout if training else 0.0)"],  # disagreeing arms, spelled with "drop"
     }
     assert all(by_line[line].fix.applicability == "safe" for line in range(7, 12))
-    assert all(by_line[line].fix.applicability == "unsafe" for line in (12, 13))
+    assert all(by_line[line].fix.applicability == "unsafe" for line in (12, 13, 14))
     assert by_line[7].message.startswith("'nn.Dropout(1 - rate if rate > 0 else 1.0)' gives the keep probability")
     assert by_line[7].message.endswith("the behaviour is right; write p=(rate if rate > 0 else 0.0)")
     assert by_line[9].message.endswith("write p=cfg.drop_path + 0.05")
@@ -266,6 +268,8 @@ def test_conditional_and_chained_keep_rates_are_read_from_the_expression_tree(pr
         "write p=(cfg.dropout if training else 0.0) if (cfg.dropout if training else 0.0) is the drop rate, "
         "p=(1 - cfg.dropout if training else 1.0) if it is the keep rate")
     assert "binds keep_prob=(1 - rate if training else rate), not PyTorch's" in by_line[13].message
+    assert "passes (cfg.dropout if training else 1.0), which reads as a drop rate, as keep_prob" \
+        in by_line[14].message
 
 
 DROPOUT_LAYERS = """
