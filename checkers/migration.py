@@ -12,15 +12,15 @@ from typing import Dict, Iterator, List, Optional, Tuple
 
 from astroid import nodes
 
-from mslint import data, fixes
+from mslint import data, dropout_rates, fixes
 from mslint import mindspore_names as msn
 from mslint.classes import call_arguments, keyword_value
 from mslint.context import ModuleContext
 from mslint.findings import Finding, shown
 from mslint.lattice import Kind
 from mslint.fixed_weights import constant_parameters
-from mslint.literal_values import literal_of
-from mslint.resolve import assigned_values
+from mslint.literal_values import literal_of, number
+from mslint.resolve import Resolver, assigned_values
 from mslint.rules import Rule, implements
 
 CONV_PADDING = Rule(
@@ -169,19 +169,10 @@ def _argument(call: nodes.Call, name: str, position: int):
     return keyword_value(call, name, position)
 
 
-def _number(node) -> Optional[float]:
-    if isinstance(node, nodes.Const) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
-        return node.value
-    if isinstance(node, nodes.UnaryOp) and node.op == "-":
-        value = _number(node.operand)
-        return -value if value is not None else None
-    return None
-
-
 def _is_zero(node) -> bool:
     if isinstance(node, (nodes.Tuple, nodes.List)):
         return all(_is_zero(e) for e in node.elts)
-    return _number(node) == 0
+    return number(node) == 0
 
 
 def _may_be_zero(node) -> bool:
@@ -193,24 +184,24 @@ def _may_be_zero(node) -> bool:
     values = assigned_values(node)
     if not values:
         return True  # a parameter, a loop variable, or bound in several ways
-    return any(_number(v) is None and not isinstance(v, (nodes.Tuple, nodes.List)) or _is_zero(v) for v in values)
+    return any(number(v) is None and not isinstance(v, (nodes.Tuple, nodes.List)) or _is_zero(v) for v in values)
 
 
 def _layer(call: nodes.Call) -> str:
     return shown(call.func, 40, keep_end=True)
 
 
-def _conv_padding_problem(call: nodes.Call, name: str):
+def _conv_padding_problem(call: nodes.Call, name: str, resolver: Resolver):
     """(padding node, pad_mode node or None) when a conv layer is padded without pad_mode="pad"."""
     pad_mode_at, padding_at, _ = _CONV_LAYERS[name]
     padding = _argument(call, "padding", padding_at)
     if padding is None or _is_zero(padding):
         return None
-    found = literal_of(padding)
+    found = literal_of(padding, resolver)
     if found is not None and found.origin:  # a name whose value the code says: judge that value
         if found.number is None or found.number == 0:
             return None  # 0 is fine; a string is MS701's other case (_string_padding)
-    elif _number(padding) is None and not isinstance(padding, (nodes.Tuple, nodes.List)) and _may_be_zero(padding):
+    elif number(padding) is None and not isinstance(padding, (nodes.Tuple, nodes.List)) and _may_be_zero(padding):
         return None  # e.g. a constructor argument whose default is 0: the analysis cannot tell
     pad_mode = _argument(call, "pad_mode", pad_mode_at)
     if pad_mode is None:
@@ -220,10 +211,10 @@ def _conv_padding_problem(call: nodes.Call, name: str):
     return None  # pad="pad", or a pad_mode the analysis cannot read
 
 
-def _string_padding(call: nodes.Call, name: str):
+def _string_padding(call: nodes.Call, name: str, resolver: Resolver):
     """(padding node, its literal) when a conv layer gets a string padding ("same", "valid")."""
     padding = _argument(call, "padding", _CONV_LAYERS[name][1])
-    found = literal_of(padding)
+    found = literal_of(padding, resolver)
     if found is not None and isinstance(found.value, str):
         return padding, found
     return None
@@ -234,7 +225,7 @@ def check_conv_padding(ctx: ModuleContext) -> Iterator[Finding]:
     for call, name in _nn_layer_calls(ctx):
         if name not in _CONV_LAYERS:
             continue
-        string = _string_padding(call, name)
+        string = _string_padding(call, name, ctx.resolver)
         if string is not None:
             padding, found = string
             origin = f" ({found.origin})" if found.origin else ""
@@ -245,18 +236,18 @@ def check_conv_padding(ctx: ModuleContext) -> Iterator[Finding]:
                 f"without padding, or use the mint.nn layer, which takes PyTorch's arguments",
             )
             continue
-        problem = _conv_padding_problem(call, name)
+        problem = _conv_padding_problem(call, name, ctx.resolver)
         if problem is None:
             continue
         padding, pad_mode = problem
         mode = pad_mode.value if pad_mode is not None else "same"
         given = "pad_mode='{}'".format(mode) if pad_mode is not None else "no pad_mode (default 'same')"
-        found = literal_of(padding)
+        found = literal_of(padding, ctx.resolver)
         if found is not None and found.origin.startswith("the default"):
             hedge = f" when the caller leaves it at {found.number} ({found.origin})"
         elif found is not None and found.origin:
             hedge = f" (padding is {found.number}: {found.origin})"
-        elif _number(padding) is not None or isinstance(padding, (nodes.Tuple, nodes.List)):
+        elif number(padding) is not None or isinstance(padding, (nodes.Tuple, nodes.List)):
             hedge = ""
         else:
             hedge = " unless it is 0"
@@ -301,7 +292,7 @@ def check_conv_implicit_same(ctx: ModuleContext) -> Iterator[Finding]:
         if name not in _CONV_LAYERS or _opaque(call):
             continue
         pad_mode_at, _, has_bias_at = _CONV_LAYERS[name]
-        if _argument(call, "pad_mode", pad_mode_at) is not None or _conv_padding_problem(call, name):
+        if _argument(call, "pad_mode", pad_mode_at) is not None or _conv_padding_problem(call, name, ctx.resolver):
             continue
         bias = "" if _argument(call, "has_bias", has_bias_at) is not None else \
             " and has no bias (has_bias=False; PyTorch's default is bias=True)"
@@ -327,21 +318,12 @@ def _dropout_keep_prob(ctx: ModuleContext):
             yield call, value, keyword is not None
 
 
-def _drop_rate_spelling(value) -> bool:
-    """Spelled as a drop rate: a number below 0.5, or a name with 'drop' in it not written `1 - x`."""
-    number = _number(value)
-    if number is not None:
-        return number < 0.5
-    return "drop" in value.as_string().lower() and not _keep_rate(value)
-
-
 def _right_keep_rate(value, by_keyword: bool) -> bool:
     """The value is the keep rate MindSpore reads: keep_prob= by keyword (unless spelled as a drop
-    rate), or a positional spelled as a keep rate (`1 - drop`, `keep_prob`, a number of 0.5 or more)."""
-    if _drop_rate_spelling(value):
-        return False
-    number = _number(value)
-    return by_keyword or _keep_rate(value) or (number is not None and number >= 0.5)
+    rate), or a positional spelled as a keep rate (`1 - drop`, `keep_prob`, a number of 0.5 or more,
+    a conditional whose arms all are)."""
+    kind = dropout_rates.rate_kind(value)
+    return kind == dropout_rates.KEEP or (by_keyword and kind is None)
 
 
 @implements(DROPOUT_KEEP_PROB)
@@ -349,9 +331,9 @@ def check_dropout_keep_prob(ctx: ModuleContext) -> Iterator[Finding]:
     for call, value, by_keyword in _dropout_keep_prob(ctx):
         if _right_keep_rate(value, by_keyword):
             continue  # MS711: only the keyword is deprecated
-        keep = _number(value)
-        spelled = value.as_string()
-        written = f"keep_prob={spelled}" if by_keyword else spelled
+        keep = number(value)
+        spelled = dropout_rates.spelled(value)
+        written = f"keep_prob={value.as_string()}" if by_keyword else value.as_string()
         effect = (f"keeps {keep:.0%} and zeroes {1 - keep:.0%} of the activations in training"
                   if keep is not None and 0 < keep <= 1 else "is the probability of KEEPING an activation")
         binds = f"passes {spelled}, which reads as a drop rate, as keep_prob:" if by_keyword else \
@@ -359,8 +341,8 @@ def check_dropout_keep_prob(ctx: ModuleContext) -> Iterator[Finding]:
         yield ctx.finding(
             DROPOUT_KEEP_PROB, call,
             f"'{_layer(call)}({written})' {binds} it {effect}; keep_prob is deprecated ('please use p "
-            f"instead'): write p={spelled} if {spelled} is the drop rate, p={_one_minus(value)} if it is the "
-            "keep rate",
+            f"instead'): write p={spelled} if {spelled} is the drop rate, p={dropout_rates.one_minus(value)} if it "
+            "is the keep rate",
             fix=_keyword_dropout_fix(call, value, force_unsafe=True) if by_keyword else
             _positional_dropout_fix(call, value),
         )
@@ -373,12 +355,11 @@ def check_dropout_keep_prob_deprecated(ctx: ModuleContext) -> Iterator[Finding]:
             continue  # MS703: the value reads as a drop rate
         if _only_before_dropout_p(call):
             continue  # p= does not exist there: keep_prob is the only spelling
-        spelled = value.as_string()
-        written = f"keep_prob={spelled}" if by_keyword else spelled
+        written = f"keep_prob={value.as_string()}" if by_keyword else value.as_string()
         yield ctx.finding(
             DROPOUT_KEEP_PROB_DEPRECATED, call,
             f"'{_layer(call)}({written})' gives the keep probability through the deprecated keep_prob "
-            f"({_DEPRECATION}; removed after 2.9): the behaviour is right; write p={_one_minus(value)}",
+            f"({_DEPRECATION}; removed after 2.9): the behaviour is right; write p={dropout_rates.one_minus(value)}",
             fix=_keyword_dropout_fix(call, value) if by_keyword else _keep_rate_fix(call, value),
         )
 
@@ -427,29 +408,11 @@ def _keep_rate_fix(call: nodes.Call, value) -> Optional[fixes.Fix]:
     """A positional keep rate (MS711): p=1 - k does what the code does today (safe)."""
     if len(call.args) > 1 or keyword_value(call, "p") is not None:
         return None  # a second positional would bind p, or p is given too: a human sorts it out
-    return fixes.fix(fixes.SAFE, "use p, the drop probability", fixes.replace_node(value, f"p={_one_minus(value)}"))
+    return fixes.fix(fixes.SAFE, "use p, the drop probability",
+                     fixes.replace_node(value, f"p={dropout_rates.one_minus(value)}"))
 
 
 # -- MS703's fix ---------------------------------------------------------------------------
-def _one_minus(value) -> str:
-    """1 - value, simplified: a number, `x` for `1 - x`, else `1 - x` (parenthesised when needed)."""
-    number = _number(value)
-    if number is not None:
-        return repr(round(1.0 - number, 6))
-    if isinstance(value, nodes.BinOp) and value.op == "-" and _number(value.left) == 1:
-        return value.right.as_string()  # (as_string parenthesises what needs it: 1 - (a + b) gives a + b)
-    text = value.as_string()
-    return f"1 - {text}" if isinstance(value, (nodes.Name, nodes.Attribute, nodes.Call, nodes.Subscript)) \
-        else f"1 - ({text})"
-
-
-def _keep_rate(value) -> bool:
-    """Clearly a keep probability: spelled with 'keep' (keep_prob, self.keep_rate) or as `1 - x`."""
-    if isinstance(value, nodes.BinOp) and value.op == "-" and _number(value.left) == 1:
-        return True
-    return isinstance(value, (nodes.Name, nodes.Attribute)) and "keep" in value.as_string().lower()
-
-
 def _keyword_dropout_fix(call: nodes.Call, value, force_unsafe: bool = False) -> Optional[fixes.Fix]:
     """keep_prob=k is a keep rate by its name: p=1 - k is the documented equivalent (safe); when
     k is spelled like a drop rate (keep_prob=dropout), p=1 - k keeps what the code does, which a
@@ -458,7 +421,7 @@ def _keyword_dropout_fix(call: nodes.Call, value, force_unsafe: bool = False) ->
     if keyword_value(call, "p") is not None or keyword.lineno is None:
         return None
     return fixes.fix(fixes.UNSAFE if force_unsafe else fixes.SAFE, "use p, the drop probability",
-                     fixes.replace_node(keyword, f"p={_one_minus(value)}"))
+                     fixes.replace_node(keyword, f"p={dropout_rates.one_minus(value)}"))
 
 
 def _positional_dropout_fix(call: nodes.Call, value) -> Optional[fixes.Fix]:
@@ -467,11 +430,11 @@ def _positional_dropout_fix(call: nodes.Call, value) -> Optional[fixes.Fix]:
     need a look (unsafe)."""
     if len(call.args) > 1 or keyword_value(call, "p") is not None:
         return None  # a second positional would bind p, or p is given too: a human sorts it out
-    number = _number(value)
-    torch_style = (number is not None and number < 0.5) or "drop" in value.as_string().lower()
-    new = f"p={value.as_string()}" if torch_style else f"p={_one_minus(value)}"
+    torch_style = dropout_rates.rate_kind(value) == dropout_rates.DROP
+    new = f"p={dropout_rates.spelled(value)}" if torch_style else f"p={dropout_rates.one_minus(value)}"
     reading = "as PyTorch's drop probability" if torch_style else "as the keep probability MindSpore reads"
-    return fixes.fix(fixes.UNSAFE, f"use p, reading {value.as_string()} {reading}", fixes.replace_node(value, new))
+    return fixes.fix(fixes.UNSAFE, f"use p, reading {dropout_rates.spelled(value)} {reading}",
+                     fixes.replace_node(value, new))
 
 
 @implements(BN_TORCH_MOMENTUM)
@@ -480,7 +443,7 @@ def check_batchnorm_momentum(ctx: ModuleContext) -> Iterator[Finding]:
         if name not in _BATCHNORM_LAYERS:
             continue
         argument = _argument(call, "momentum", _BN_MOMENTUM_POSITION)
-        found = literal_of(argument)
+        found = literal_of(argument, ctx.resolver)
         momentum = found.number if found is not None else None
         if momentum is None or not 0 <= momentum < BN_MOMENTUM_THRESHOLD:
             continue

@@ -9,7 +9,9 @@ suppression comments, which each front-end applies its own way):
   `ModuleParts`), so editing a base class's module invalidates its subclasses', and editing a
   function of a helper module that no analysis of a file looked up does not;
 - every project-module lookup the analysis made and its answer (a new file can make an
-  import resolve to the project where it did not before).
+  import resolve to the project where it did not before);
+- every name it searched the whole project for as written `X.name = ...` and the answer (a
+  module constant read at lint time counts only while no file can change it).
 The cache file itself is named by the configuration's fingerprint (and its root, when
 per-file-ignores patterns are relative to it), the mslint version and a digest of mslint's
 own source, so a change to any of them starts afresh.
@@ -36,8 +38,8 @@ from mslint.rules import registry
 
 CACHE_DIRECTORY_NAME = ".mslint_cache"
 ENVIRONMENT_VARIABLE = "MSLINT_CACHE_DIR"
-FORMAT = 5  # 3: findings in other files (helpers reached from this file's roots), call chains, mode marks; 4: fixes;
-# 5: a dependency's names read and their statements' digest
+FORMAT = 6  # 3: findings in other files (helpers reached from this file's roots), call chains, mode marks; 4: fixes;
+# 5: a dependency's names read and their statements' digest; 6: project-wide searches for `X.name =`
 _PACKAGE_DIRECTORY = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -301,6 +303,12 @@ class ResultCache:
             for dotted, directory, expected in entry["lookups"]:
                 if _find_project_file(dotted, directory) != expected:
                     return None
+        if entry.get("searches"):
+            from mslint.project import project_at
+
+            for root, name, expected in entry["searches"]:
+                if project_at(root).writes_attribute(name) != expected:
+                    return None
         try:
             return [_decode(path, item) for item in entry.get("findings", [])]
         except (KeyError, TypeError, ValueError):
@@ -309,9 +317,11 @@ class ResultCache:
     def store(self, path: str, digest: str, module_name: str, findings: Iterable[Finding],
               files_read: Iterable[str], lookups: Dict[Tuple[str, str], Optional[str]],
               names_read: Optional[Dict[str, Iterable[str]]] = None,
-              whole_read: Optional[Iterable[str]] = None) -> None:
+              whole_read: Optional[Iterable[str]] = None,
+              searches: Optional[Dict[Tuple[str, str], bool]] = None) -> None:
         """`names_read`: the top-level names the analysis looked up in each module; a module
-        in `whole_read`, or with no entry in `names_read` when that is None, counts whole."""
+        in `whole_read`, or with no entry in `names_read` when that is None, counts whole.
+        `searches`: (project root, name) -> whether some file writes `X.name = ...`."""
         absolute = os.path.abspath(path)
         whole = set(whole_read or ())
         if names_read is None:
@@ -329,6 +339,7 @@ class ResultCache:
             "module": module_name,
             "deps": deps,
             "lookups": sorted([dotted, directory, found] for (dotted, directory), found in lookups.items()),
+            "searches": sorted([root, name, found] for (root, name), found in (searches or {}).items()),
             "findings": [_encode(f, absolute) for f in findings],
         }
         self.changed = True

@@ -70,21 +70,25 @@ class ReadLog:
     """What one analysis read outside its own file: the project files it loaded, the
     results of its project-module lookups, and, of each loaded module, the top-level names
     it looked up (or that it read the whole module: its statements in order, or every
-    name).  A result cache keys on all of them, so editing a base class's module, or adding
-    a module an import may now find, invalidates the result; editing a function of a
+    name), and the names it searched the whole project for as written `X.name = ...`
+    (mslint.project.Project.writes_attribute).  A result cache keys on all of them, so
+    editing a base class's module, adding a module an import may now find, or writing
+    `config.BN_MOMENTUM = ...` in any file invalidates the result; editing a function of a
     module that the analysis never looked up does not (mslint.cache)."""
 
-    __slots__ = ("files", "lookups", "names", "whole")
+    __slots__ = ("files", "lookups", "names", "whole", "searches")
 
     def __init__(self):
         self.files: set = set()
         self.lookups: Dict[Tuple[str, str], Optional[str]] = {}
         self.names: Dict[str, set] = {}  # module file -> top-level names looked up in it
         self.whole: set = set()  # module files read as a whole
+        self.searches: Dict[Tuple[str, str], bool] = {}  # (project root, name) -> some file writes X.name
 
     def merge(self, other: "ReadLog") -> None:
         self.files |= other.files
         self.lookups.update(other.lookups)
+        self.searches.update(other.searches)
         self.whole |= other.whole
         for path, names in other.names.items():
             mine = self.names.get(path)

@@ -80,6 +80,7 @@ class Project:
         self._modes: Optional[FrozenSet[str]] = None
         self._importers: Optional[Dict[str, Set[str]]] = None
         self._converting: Optional[Dict[str, FrozenSet[str]]] = None
+        self._attribute_writes: Dict[str, bool] = {}
 
     # -- files -------------------------------------------------------------------------------
     def files(self) -> List[str]:
@@ -105,6 +106,20 @@ class Project:
             except OSError:
                 self._texts[path] = None
         return self._texts[path]
+
+    def writes_attribute(self, name: str) -> bool:
+        """Whether some file of the project writes `X.name = ...` (also augmented) or
+        `setattr(..., "name", ...)`: a module constant `name` may then change.  A running
+        analysis records the question and its answer (the result cache asks it again)."""
+        if name not in self._attribute_writes:
+            pattern = re.compile(rb"[\w)\]][ \t]*\.[ \t]*" + re.escape(name.encode())
+                                 + rb"[ \t]*(?:=(?!=)|[-+*/%&|^@]=|//=|\*\*=)"
+                                 rb"|setattr\s*\([^)]*[\"']" + re.escape(name.encode()) + rb"[\"']")
+            self._attribute_writes[name] = any(pattern.search(self.text(file) or b"") for file in self.files())
+        found = self._attribute_writes[name]
+        if module_files.HOOKS.log is not None:
+            module_files.HOOKS.log.searches[(self.root, name)] = found
+        return found
 
     def contains(self, path: str) -> bool:
         path = os.path.abspath(path)
@@ -366,6 +381,13 @@ def analysis_identity(path: str, module_name: str) -> str:
             digest.update(converting.encode() + b"\0" + " ".join(sorted(names)).encode() + b"\0")
         identity += "|converting:" + digest.hexdigest()[:16]
     return identity
+
+
+def project_at(root: str) -> Project:
+    """The Project whose root is `root` (the result cache asks it its recorded questions)."""
+    if root not in _PROJECTS:
+        _PROJECTS[root] = Project(root)
+    return _PROJECTS[root]
 
 
 def forget_projects() -> None:

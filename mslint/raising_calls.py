@@ -22,27 +22,23 @@ MindSpore 2.10, tests/test_raising_calls.py):
   reached through unconditional imports (not a `try: from lib import f except ImportError:`
   fallback, a definition under `if`, or a module with a star import);
 - a module constant must have one binding that nothing else can change: no star import, no
-  `global`, no write through `globals()`, and no `module.NAME = ...` anywhere in the project.
+  `global`, no write through `globals()`, and no `module.NAME = ...` anywhere in the project
+  (mslint.module_constants, which MS704 and MS701 share).
 The caller (lattice.py) also keeps what follows a call under a condition on graph values,
 which STRICT compiles whatever the call raises.
 """
 from __future__ import annotations
 
-import os
 import re
-import weakref
 from typing import Dict, Optional
 
 from astroid import nodes
-from astroid.const import Context
 from astroid.exceptions import AstroidError
 
-from mslint import resolve
-from mslint.module_files import find_project_file, unrecorded
-from mslint.project import project_for
+from mslint import module_constants, resolve
+from mslint.module_constants import IMPORT_DEPTH, has_star_import, imported_module, project_module, top_level
 
 _STEP_LIMIT = 400  # expressions and statements evaluated per call, loops included
-_IMPORT_DEPTH = 3  # `from .version import __version__` chains followed
 
 
 class _GiveUp(Exception):
@@ -155,9 +151,9 @@ def _sole_definition(func, resolver: resolve.Resolver) -> Optional[nodes.Functio
         return _follow(scope, func.name, bindings, resolver, 0)
     if isinstance(func, nodes.Attribute) and isinstance(func.expr, nodes.Name):
         scope, bindings = resolver.lookup(func.expr, func.expr.name)  # `utils.deprecate(...)`
-        if not isinstance(scope, nodes.Module) or len(bindings) != 1 or not _top_level(bindings[0], scope):
+        if not isinstance(scope, nodes.Module) or len(bindings) != 1 or not top_level(bindings[0], scope):
             return None
-        module = _imported_module(bindings[0], func.expr.name, resolver)
+        module = imported_module(bindings[0], func.expr.name, resolver)
         if module is None:
             return None
         return _follow(module, func.attrname, module.locals.get(func.attrname), resolver, 1)
@@ -165,64 +161,19 @@ def _sole_definition(func, resolver: resolve.Resolver) -> Optional[nodes.Functio
 
 
 def _follow(module: nodes.Module, name: str, bindings, resolver: resolve.Resolver, depth: int):
-    if depth > _IMPORT_DEPTH or not bindings or len(bindings) != 1 or _has_star_import(module):
+    if depth > IMPORT_DEPTH or not bindings or len(bindings) != 1 or has_star_import(module):
         return None
     binding = bindings[0]
-    if not _top_level(binding, module):
+    if not top_level(binding, module):
         return None
     if isinstance(binding, nodes.FunctionDef):
         return binding
     if isinstance(binding, nodes.ImportFrom):
-        source = _project_module(binding, resolver)
+        source = project_module(binding, resolver)
         if source is None:
             return None
         real = binding.real_name(name)
         return _follow(source, real, source.locals.get(real), resolver, depth + 1)
-    return None
-
-
-def _top_level(binding, module: nodes.Module) -> bool:
-    """`binding` is a statement of `module`'s own body (not under if/try/with/for, nor an
-    assignment astroid recorded from another module)."""
-    statement = binding if isinstance(binding, (nodes.FunctionDef, nodes.ClassDef)) else binding.statement()
-    return binding.root() is module and statement.parent is module
-
-
-def _has_star_import(module: nodes.Module) -> bool:
-    with unrecorded():  # (the module's names were looked up: its imports are among what binds them)
-        return any(name == "*" for statement in module.nodes_of_class(nodes.ImportFrom)
-                   for name, _ in statement.names)
-
-
-def _project_module(node: nodes.ImportFrom, resolver: resolve.Resolver) -> Optional[nodes.Module]:
-    """The project module `from X import ...` reads X from (a file of the project, not a package
-    directory without __init__.py, not a library)."""
-    if not node.root().file:
-        return None
-    module_name = resolve.absolute_import_name(node)
-    if not module_name:
-        return None
-    path = find_project_file(module_name, os.path.dirname(os.path.abspath(node.root().file)))
-    if path is None or not os.path.isfile(path):
-        return None
-    return resolver.module_at(path)
-
-
-def _imported_module(binding, name: str, resolver: resolve.Resolver) -> Optional[nodes.Module]:
-    """The project module a name is bound to by `import a.b as name` or `from a import b`."""
-    directory = os.path.dirname(os.path.abspath(binding.root().file or "."))
-    if isinstance(binding, nodes.Import):
-        for dotted, alias in binding.names:
-            if (alias or dotted) == name and (alias or "." not in dotted):
-                path = find_project_file(dotted, directory)
-                return resolver.module_at(path) if path and os.path.isfile(path) else None
-        return None
-    if isinstance(binding, nodes.ImportFrom) and binding.root().file:
-        package = resolve.absolute_import_name(binding)
-        if not package:
-            return None
-        path = find_project_file(f"{package}.{binding.real_name(name)}", directory)
-        return resolver.module_at(path) if path and os.path.isfile(path) else None
     return None
 
 
@@ -330,7 +281,8 @@ class _Run:
                 self.block(node.body)
         elif isinstance(node, nodes.ImportFrom):
             for name, alias in node.names:
-                self.env[alias or name] = _imported_value(node, name, self.resolver, 0)
+                self.env[alias or name] = _constant(module_constants.imported_constant(
+                    node, alias or name, self.resolver, _is_literal))
         else:
             raise _GiveUp
 
@@ -448,7 +400,7 @@ class _Run:
             raise _GiveUp from None
         if not isinstance(scope, nodes.Module) or len(bindings) != 1 or scope.name == "builtins":
             raise _GiveUp
-        return _module_value(bindings[0], node.name, self.resolver, 0)
+        return _module_value(bindings[0], node.name, self.resolver)
 
 
 def _holds(value, sentinel) -> bool:
@@ -476,58 +428,17 @@ def _builtin_types(node, resolver: resolve.Resolver) -> tuple:
     return tuple(types)
 
 
-def _module_value(binding, name: str, resolver: resolve.Resolver, depth: int) -> object:
-    """A module's only binding of `name`: a literal assigned once (and declared `global`
-    nowhere), or an import of such a name from another project module."""
-    if isinstance(binding, nodes.ImportFrom):
-        return _imported_value(binding, name, resolver, depth)
-    if not isinstance(binding, nodes.AssignName) or not isinstance(binding.parent, nodes.Assign) \
-            or len(binding.parent.targets) != 1:
+def _module_value(binding, name: str, resolver: resolve.Resolver) -> object:
+    """A module's only binding of `name`: a literal assigned once that nothing can rebind, or an
+    import of such a name from another project module (mslint.module_constants)."""
+    return _constant(module_constants.sole_constant(binding, name, resolver, _is_literal))
+
+
+def _is_literal(node) -> bool:
+    return _literal(node) is not _UNKNOWN
+
+
+def _constant(value) -> object:
+    if value is None:
         raise _GiveUp
-    module = binding.root()
-    value = _literal(binding.parent.value)
-    if value is _UNKNOWN or not _top_level(binding, module) or _rebindable(module, name):
-        raise _GiveUp
-    return value
-
-
-def _rebindable(module: nodes.Module, name: str) -> bool:
-    """Whether something other than its one assignment may set a module's `name`: a `global`
-    statement, a star import, a write through `globals()` or `vars()`, or `<module>.name = ...`
-    (or `setattr`) in any file of the project."""
-    with unrecorded():  # the name was looked up; these are among what may bind it
-        if any(name in statement.names for statement in module.nodes_of_class(nodes.Global)) \
-                or _has_star_import(module):
-            return True
-        for call in module.nodes_of_class(nodes.Call):
-            if isinstance(call.func, nodes.Name) and call.func.name in ("globals", "vars") \
-                    and not (isinstance(call.parent, nodes.Subscript) and call.parent.value is call
-                             and call.parent.ctx == Context.Load):
-                return True
-    return module.file is not None and _written_as_attribute(module.file, name)
-
-
-def _written_as_attribute(path: str, name: str) -> bool:
-    """`X.name = ...` (also augmented) or `setattr(..., "name", ...)` in a file of path's project."""
-    project = project_for(path)
-    written = _ATTRIBUTE_WRITES.setdefault(project, {})
-    if name not in written:
-        pattern = re.compile(rb"[\w)\]][ \t]*\.[ \t]*" + re.escape(name.encode())
-                             + rb"[ \t]*(?:=(?!=)|[-+*/%&|^@]=|//=|\*\*=)"
-                             rb"|setattr\s*\([^)]*[\"']" + re.escape(name.encode()) + rb"[\"']")
-        written[name] = any(pattern.search(project.text(file) or b"") for file in project.files())
-    return written[name]
-
-
-# per project (a new Project object when its files may have changed), per name: some file writes `X.name`
-_ATTRIBUTE_WRITES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-
-
-def _imported_value(node: nodes.ImportFrom, name: str, resolver: resolve.Resolver, depth: int) -> object:
-    if depth > _IMPORT_DEPTH or name == "*":
-        raise _GiveUp
-    module = _project_module(node, resolver)  # None: a submodule, a library, or nothing the project has
-    bindings = module.locals.get(node.real_name(name)) if module is not None else None
-    if not bindings or len(bindings) != 1:
-        raise _GiveUp
-    return _module_value(bindings[0], node.real_name(name), resolver, depth + 1)
+    return _literal(value)

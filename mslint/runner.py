@@ -304,7 +304,7 @@ def _end_session() -> None:
 class _Result:
     """One file's findings and what its analysis read (for the cache)."""
 
-    __slots__ = ("path", "findings", "files_read", "lookups", "names_read", "whole_read")
+    __slots__ = ("path", "findings", "files_read", "lookups", "names_read", "whole_read", "searches")
 
     def __init__(self, path: str, findings: List[Finding], log: Optional[ReadLog] = None):
         self.path = path
@@ -313,6 +313,7 @@ class _Result:
         self.lookups = dict(log.lookups) if log is not None else {}
         self.names_read = {k: sorted(v, key=str) for k, v in log.names.items()} if log is not None else {}
         self.whole_read = sorted(log.whole) if log is not None else []
+        self.searches = dict(log.searches) if log is not None else {}
 
 
 def _out_of_time(path: str, budget_text: str) -> _Result:
@@ -540,7 +541,7 @@ def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches
                 # an incomplete analysis depends on the machine's speed: analyse it again next time
                 results, digest, identity = stored[result.path]
                 results.store(result.path, digest, identity, result.findings, result.files_read, result.lookups,
-                              result.names_read, result.whole_read)
+                              result.names_read, result.whole_read, result.searches)
     for results in used_caches:
         results.save()
     findings, withheld = report(raw, run_paths, sources, config_for)

@@ -254,6 +254,76 @@ def test_facts_computed_through_another_module_are_seen_by_every_file(project, c
     assert cached == uncached == []
 
 
+BN_CONFIG = """
+BN_MOMENTUM = 0.1
+UNRELATED = 1
+"""
+
+BN_MODEL = """
+from mindspore import nn
+
+import config
+from config import BN_MOMENTUM
+
+
+class Stem(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.a = nn.BatchNorm2d(8, momentum=BN_MOMENTUM)
+        self.b = nn.BatchNorm2d(8, momentum=config.BN_MOMENTUM)
+
+    def construct(self, x):
+        return self.b(self.a(x))
+"""
+
+
+def test_an_edit_of_a_constant_read_from_config_changes_the_finding(project, capsys, cache_dir, analysed,
+                                                                     monkeypatch):
+    # issue 14 item 16: MS704 reads BN_MOMENTUM in config.py, so editing it there must invalidate
+    project.write("config.py", BN_CONFIG)
+    project.write("model.py", BN_MODEL)
+    monkeypatch.chdir(project.root)
+    first, _ = lint(capsys, "model.py")
+    assert [(line, code, "which is 0.1 (BN_MOMENTUM = 0.1 in config, line 1)" in message)
+            for _, line, code, message in rows(first)] == [(10, "MS704", True), (11, "MS704", True)]
+
+    analysed.clear()
+    project.write("config.py", BN_CONFIG.replace("UNRELATED = 1", "UNRELATED = 2"))
+    cached, uncached = lint(capsys, "model.py")
+    assert cached == uncached == first
+    assert analysed.count("model.py") == 1  # only the run without the cache: UNRELATED was not read
+
+    project.write("config.py", BN_CONFIG.replace("BN_MOMENTUM = 0.1", "BN_MOMENTUM = 0.9"))
+    cached, uncached = lint(capsys, "model.py")
+    assert cached == uncached == []
+
+    project.write("config.py", BN_CONFIG.replace("BN_MOMENTUM = 0.1", "BN_MOMENTUM = 0.01"))
+    cached, uncached = lint(capsys, "model.py")
+    assert cached == uncached
+    assert ["which is 0.01 (BN_MOMENTUM = 0.01 in config, line 1)" in message
+            for _, _, _, message in rows(cached)] == [True, True]
+
+
+def test_a_new_write_of_the_constant_in_another_file_is_seen(project, capsys, cache_dir, monkeypatch):
+    # `config.BN_MOMENTUM = 0.9` in any file means the constant may change: the analysis searched
+    # the whole project for such a write, and the cache asks the question again
+    project.write("config.py", BN_CONFIG)
+    project.write("model.py", BN_MODEL)
+    monkeypatch.chdir(project.root)
+    first, _ = lint(capsys, "model.py")
+    assert [code for _, _, code, _ in rows(first)] == ["MS704", "MS704"]
+    project.write("train.py", """
+        import config
+
+        config.BN_MOMENTUM = 0.9
+        """)
+    cached, uncached = lint(capsys, "model.py")
+    assert cached == uncached == []
+    os.remove(project.root / "train.py")
+    cached, uncached = lint(capsys, "model.py")
+    assert cached == uncached == first
+
+
 # -- the digest of what looking names up may read ------------------------------------------------
 MODULE = '''
 """Docstring."""

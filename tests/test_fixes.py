@@ -21,6 +21,7 @@ from mslint.findings import Finding
 from mslint.fix_command import SourceFile, _one_pass, fixed_text
 from mslint.fixes import FIXABLE, SAFE, UNSAFE, Edit, Fix, apply_fixes
 from mslint.rules import INTERNAL_ERROR, registry
+from test_migration import KEEP_RATE_SHAPES
 
 
 def mslint(cwd, *args):
@@ -359,6 +360,25 @@ def test_fixed_text_is_what_the_command_writes(root):
     expected = fixed_text(str(path), path.read_text(), Config(root=str(root)))
     mslint(root, "--fix", "--unsafe-fixes", "net.py")
     assert path.read_text() == expected
+
+
+def test_dropout_fixes_from_the_expression_tree_parse_and_a_second_run_changes_nothing(root):
+    # issue 14 item 7: a conditional keep rate becomes p=(the conditional of the complements),
+    # `1 - a - b` becomes p=a + b; the unsafe fixes of MS703 keep their parentheses too
+    path = write(root / "net.py", KEEP_RATE_SHAPES)
+    mslint(root, "--fix", "--unsafe-fixes", "net.py")
+    text = path.read_text()
+    ast.parse(text)
+    assert "self.a = nn.Dropout(p=(rate if rate > 0 else 0.0))\n" in text
+    assert "self.b = nn.Dropout(p=(rate if rate > 0 else 0.0))\n" in text
+    assert "self.c = nn.Dropout(p=cfg.drop_path + 0.05)\n" in text
+    assert "self.d = nn.Dropout(p=rate - 0.1 + cfg.extra)\n" in text
+    assert "self.e = nn.Dropout(p=rate + (cfg.extra - 0.1))\n" in text
+    assert "self.f = nn.Dropout(p=(cfg.dropout if training else 0.0))\n" in text
+    assert "self.g = nn.Dropout(p=(rate if training else 1 - rate))\n" in text
+    assert "self.h = nn.Dropout(p=(1 - cfg.dropout if training else 0.0))\n" in text
+    done = mslint(root, "--fix", "--unsafe-fixes", "net.py")
+    assert path.read_text() == text and "Dropout" not in done.stdout
 
 
 def test_every_fixable_rule_page_has_a_fix_section():

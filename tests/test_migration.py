@@ -218,6 +218,126 @@ def test_keep_rates_are_a_deprecation_and_drop_rates_the_bug(project):
     assert by_line[8].rule.severity == "info" and by_line[7].rule.severity == "warning"
 
 
+KEEP_RATE_SHAPES = """
+    from mindspore import nn
+
+
+    class Block(nn.Cell):
+        def __init__(self, rate, cfg, training):
+            super().__init__()
+            self.a = nn.Dropout(1 - rate if rate > 0 else 1.0)
+            self.b = nn.Dropout(keep_prob=1 - rate if rate > 0 else 1.0)
+            self.c = nn.Dropout(1 - cfg.drop_path - 0.05)
+            self.d = nn.Dropout(1 - (rate - 0.1) - cfg.extra)
+            self.e = nn.Dropout(1 - rate - (cfg.extra - 0.1))
+            self.f = nn.Dropout(cfg.dropout if training else 0.0)
+            self.g = nn.Dropout(1 - rate if training else rate)
+            self.h = nn.Dropout(keep_prob=cfg.dropout if training else 1.0)
+
+        def construct(self, x):
+            return x
+"""
+
+
+def test_conditional_and_chained_keep_rates_are_read_from_the_expression_tree(project):
+    # issue 14 item 7 (audit): `1 - r if r > 0 else 1.0` is a keep rate in both arms and
+    # `1 - a - b` is `1 - (a + b)`: MS711 with p= the complement, not MS703 with p= the keep rate
+    project.write("pkg/__init__.py", "")
+    project.write("pkg/layers.py", KEEP_RATE_SHAPES)
+    found = project.lint("pkg/layers.py", select=["MS703", "MS711"])
+    by_line = {f.line: f for f in found}
+    assert {line: f.code for line, f in by_line.items()} == {
+        7: "MS711", 8: "MS711", 9: "MS711", 10: "MS711", 11: "MS711", 12: "MS703", 13: "MS703", 14: "MS703"}
+    written = {line: [e.content for e in f.fix.edits] for line, f in by_line.items()}
+    assert written == {
+        7: ["p=(rate if rate > 0 else 0.0)"],
+        8: ["p=(rate if rate > 0 else 0.0)"],
+        9: ["p=cfg.drop_path + 0.05"],
+        10: ["p=rate - 0.1 + cfg.extra"],
+        11: ["p=rate + (cfg.extra - 0.1)"],
+        12: ["p=(cfg.dropout if training else 0.0)"],  # both arms drop rates: PyTorch's meaning
+        13: ["p=(rate if training else 1 - rate)"],  # the arms disagree: what MindSpore does today
+        14: ["p=(1 - cfg.dropout if training else 0.0)"],  # disagreeing arms, spelled with "drop"
+    }
+    assert all(by_line[line].fix.applicability == "safe" for line in range(7, 12))
+    assert all(by_line[line].fix.applicability == "unsafe" for line in (12, 13, 14))
+    assert by_line[7].message.startswith("'nn.Dropout(1 - rate if rate > 0 else 1.0)' gives the keep probability")
+    assert by_line[7].message.endswith("the behaviour is right; write p=(rate if rate > 0 else 0.0)")
+    assert by_line[9].message.endswith("write p=cfg.drop_path + 0.05")
+    assert by_line[12].message.endswith(
+        "write p=(cfg.dropout if training else 0.0) if (cfg.dropout if training else 0.0) is the drop rate, "
+        "p=(1 - cfg.dropout if training else 1.0) if it is the keep rate")
+    assert "binds keep_prob=(1 - rate if training else rate), not PyTorch's" in by_line[13].message
+    assert "passes (cfg.dropout if training else 1.0), which reads as a drop rate, as keep_prob" \
+        in by_line[14].message
+
+
+DROPOUT_LAYERS = """
+from mindspore import nn
+
+
+def layers(r, a, b):
+    drop = b
+    return [
+        nn.Dropout(1 - r if r > 0 else 1.0),
+        nn.Dropout(keep_prob=1 - r if r > 0 else 1.0),
+        nn.Dropout(1 - a - b),
+        nn.Dropout(1 - (a - 0.05) - b),
+        nn.Dropout(1 - a - (b - 0.05)),
+        nn.Dropout(drop if drop > 0.1 else 0.1),
+    ]
+"""
+
+DROP_FRACTIONS = """
+import json
+import sys
+
+import numpy as np
+import mindspore as ms
+
+ms.set_context(mode=ms.GRAPH_MODE, jit_syntax_level=ms.STRICT)
+x = ms.Tensor(np.ones(20000, np.float32))
+found = {}
+for name, source in (("original", sys.argv[1]), ("fixed", sys.argv[2])):
+    scope = {}
+    exec(source, scope)
+    for r, a, b in ((0.0, 0.0, 0.05), (0.3, 0.2, 0.15)):
+        fractions = []
+        for layer in scope["layers"](r, a, b):
+            layer.set_train()
+            fractions.append(float((layer(x).asnumpy() == 0).mean()))
+        found[f"{name} {r}"] = fractions
+print(json.dumps(found))
+"""
+
+
+@pytest.mark.mindspore
+@pytest.mark.skipif(importlib.util.find_spec("mindspore") is None, reason="needs the mindspore extra")
+def test_dropout_fixes_drop_what_the_pages_say(tmp_path):
+    # issue 14 item 7, on MindSpore 2.10 (GRAPH_MODE, STRICT): MS711's safe fix of a conditional or
+    # `1 - a - b` keep rate keeps what the layer drops (p=(r if r > 0 else 0.0) drops nothing when
+    # r == 0, as keep_prob=1.0 does); MS703's unsafe fix of a conditional of drop rates (the last
+    # layer) makes it drop what PyTorch's nn.Dropout(drop if drop > 0.1 else 0.1) drops
+    import json
+
+    from mslint.config import Config
+    from mslint.fix_command import fixed_text
+
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'example'\n")
+    fixed = fixed_text(str(tmp_path / "layers.py"), DROPOUT_LAYERS, Config(root=str(tmp_path)), unsafe=True)
+    assert "keep_prob" not in fixed and fixed.count("nn.Dropout(p=") == 6
+    assert "nn.Dropout(p=(drop if drop > 0.1 else 0.1))" in fixed
+    result = subprocess.run([sys.executable, "-c", DROP_FRACTIONS, DROPOUT_LAYERS, fixed], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-2000:]
+    found = json.loads(result.stdout.strip().splitlines()[-1])
+    kept = {"0.0": [0.0, 0.0, 0.05, 0.0, 0.0], "0.3": [0.3, 0.3, 0.35, 0.3, 0.3]}
+    drop = {"0.0": 0.1, "0.3": 0.15}  # the last layer's conditional
+    for rate, fractions in kept.items():
+        assert found[f"original {rate}"] == pytest.approx(fractions + [1 - drop[rate]], abs=0.02), (rate, found)
+        assert found[f"fixed {rate}"] == pytest.approx(fractions + [drop[rate]], abs=0.02), (rate, fixed, found)
+
+
 def test_dropout_quiet_on_p_and_pytorch_style_dropouts(project):
     findings = project.lint_source("""
         from mindspore import nn, mint, ops
@@ -275,6 +395,127 @@ def test_batchnorm_momentum_read_through_names(project):
     assert "momentum=BN_MOMENTUM, which is 0.1 (BN_MOMENTUM = 0.1, line 3)" in findings[0].message
     assert "momentum=momentum, which is 0.1 (the default of the parameter 'momentum', line 7)" in findings[1].message
     assert all(f.fix is None for f in findings)  # the number is not at the call: nothing there to replace
+
+
+def test_constants_imported_from_the_projects_config_are_read(project):
+    # issue 14 item 16 (audit): BN_MOMENTUM / CONV_PAD kept in config.py, the usual model-zoo layout
+    project.write("pkg/__init__.py", "")
+    project.write("pkg/config.py", """
+        BN_MOMENTUM = 0.1
+        CONV_PAD = 1
+        KEPT = 0.9
+        SMALL = 0.01
+        MOMENTUM = BN_MOMENTUM
+    """)
+    project.write("pkg/utils.py", """
+        from mindspore import nn
+
+        from .config import BN_MOMENTUM, CONV_PAD
+
+
+        def bn(c, momentum=BN_MOMENTUM):
+            return nn.BatchNorm2d(c, momentum=momentum)
+
+
+        def conv(c):
+            return nn.Conv2d(c, c, 3, padding=CONV_PAD)
+    """)
+    project.write("pkg/model.py", """
+        from mindspore import nn
+
+        from . import config
+        from .config import BN_MOMENTUM, KEPT
+        from .config import SMALL as TINY
+        from .config import MOMENTUM
+
+
+        class Stem(nn.Cell):
+            def __init__(self, c):
+                super().__init__()
+                self.a = nn.BatchNorm2d(c, momentum=BN_MOMENTUM)
+                self.b = nn.BatchNorm2d(c, momentum=config.BN_MOMENTUM)
+                self.c = nn.BatchNorm2d(c, momentum=TINY)
+                self.d = nn.BatchNorm2d(c, momentum=MOMENTUM)
+                self.e = nn.BatchNorm2d(c, momentum=KEPT)
+                self.f = nn.BatchNorm2d(c, momentum=config.KEPT)
+                self.g = nn.Conv2d(c, c, 3, padding=config.CONV_PAD)
+
+            def construct(self, x):
+                return self.a(x)
+    """)
+    model = project.lint("pkg/model.py", select=["MS704", "MS701"])
+    assert [(f.line, f.code) for f in model] == [(12, "MS704"), (13, "MS704"), (14, "MS704"), (15, "MS704"),
+                                                 (18, "MS701")]
+    assert "momentum=BN_MOMENTUM, which is 0.1 (BN_MOMENTUM = 0.1 in pkg.config, line 1))'" in model[0].message
+    assert "momentum=config.BN_MOMENTUM, which is 0.1 (BN_MOMENTUM = 0.1 in pkg.config, line 1))'" \
+        in model[1].message
+    assert "momentum=TINY, which is 0.01 (SMALL = 0.01 in pkg.config, line 4))'" in model[2].message
+    assert "momentum=MOMENTUM, which is 0.1 (BN_MOMENTUM = 0.1 in pkg.config, line 1))'" in model[3].message
+    assert "construction fails (padding is 1: CONV_PAD = 1 in pkg.config, line 2)" in model[4].message
+    utils = project.lint("pkg/utils.py", select=["MS704", "MS701"])
+    assert [(f.line, f.code) for f in utils] == [(7, "MS704"), (11, "MS701")]
+    assert "momentum=momentum, which is 0.1 (the default of the parameter 'momentum', line 6: BN_MOMENTUM = 0.1 " \
+           "in pkg.config, line 1))'" in utils[0].message
+    assert "(padding is 1: CONV_PAD = 1 in pkg.config, line 2)" in utils[1].message
+
+
+def test_imported_constants_that_may_change_are_not_read(project):
+    # a constant counts only when nothing can give it another value (mslint.module_constants)
+    project.write("pkg/__init__.py", "")
+    project.write("pkg/defaults.py", "STAR_MOMENTUM = 0.9\n")
+    project.write("pkg/config.py", """
+        import os
+
+        TWICE = 0.1
+        if os.environ.get("TORCH_STYLE"):
+            TWICE = 0.9
+        if os.environ.get("FAST"):
+            UNDER_IF = 0.1
+        WRITTEN = 0.1
+        GLOBAL = 0.1
+        COMPUTED = 0.05 * 2
+
+
+        def configure(value):
+            global GLOBAL
+            GLOBAL = value
+    """)
+    project.write("pkg/starred.py", """
+        from .defaults import *
+
+        STARRED = 0.1
+    """)
+    project.write("pkg/train.py", """
+        from . import config
+
+        config.WRITTEN = 0.9
+    """)
+    project.write("pkg/model.py", """
+        from mindspore import nn
+
+        from . import config
+        from .config import TWICE, UNDER_IF, WRITTEN, GLOBAL, COMPUTED
+        from .starred import STARRED
+
+        try:
+            from .fast import FALLBACK
+        except ImportError:
+            FALLBACK = 0.1
+
+
+        def layers(c):
+            return [
+                nn.BatchNorm2d(c, momentum=TWICE),
+                nn.BatchNorm2d(c, momentum=UNDER_IF),
+                nn.BatchNorm2d(c, momentum=WRITTEN),
+                nn.BatchNorm2d(c, momentum=config.WRITTEN),
+                nn.BatchNorm2d(c, momentum=GLOBAL),
+                nn.BatchNorm2d(c, momentum=COMPUTED),
+                nn.BatchNorm2d(c, momentum=STARRED),
+                nn.BatchNorm2d(c, momentum=FALLBACK),
+            ]
+    """)
+    assert project.lint("pkg/model.py", select=["MS704"]) == []
 
 
 def test_batchnorm_quiet_on_mint(project):
