@@ -562,6 +562,50 @@ def test_a_random_call_on_a_data_dependent_value_is_not_frozen(project):
     assert "ops.randperm" in only(findings, "MS102")[0].message
 
 
+def test_a_range_over_a_data_dependent_length_is_not_frozen(project):
+    project.write("pkg/__init__.py", "")
+    project.write("pkg/utils.py", '''
+        import random
+
+
+        def pick_some(inds):
+            return random.sample(range(len(inds)), 2)
+
+
+        def pick_static(x):
+            return random.sample(range(len(x)), 2)
+    ''')
+    project.write("pkg/model.py", '''
+        import random
+        import numpy as np
+        import mindspore as ms
+        from mindspore import nn, ops
+        from .utils import pick_some, pick_static
+
+
+        class Sampler(nn.Cell):
+            def construct(self, labels):
+                neg = ops.masked_select(labels, labels == 0)
+                a = random.sample(range(len(neg)), 2)
+                b = np.random.choice(range(len(neg)), 2)
+                c = random.sample(range(0, len(neg), 2), 1)
+                d = random.sample(range(len(labels)), 2)
+                e = np.random.choice(range(labels.shape[0]), 2)
+                return ms.Tensor(a), ms.Tensor(b), ms.Tensor(c), ms.Tensor(d), ms.Tensor(e), \\
+                    ms.Tensor(pick_some(neg)), ms.Tensor(pick_static(labels))
+    ''')
+    findings = project.lint("pkg/model.py", select=["MS1"])
+    # masked_select's length is known only at run time, so is a range over it: STRICT rejects the call
+    # (checked on MindSpore 2.10, claim sample-of-masked-range-strict) and LAX defers it to run time (see
+    # the claim's comment), so it is not frozen; a static tensor's len() is a compile-time int: frozen
+    assert codes_by_line(findings) == {11: ["MS102"], 12: ["MS102"], 13: ["MS102"], 14: ["MS104"], 15: ["MS104"],
+                                       17: ["MS102", "MS104"]}  # (the helpers' file is not in this run)
+    assert findings[0].message.startswith("random function 'random.sample' takes a value computed in the graph")
+    helpers = project.lint("pkg/utils.py", select=["MS1"])
+    assert codes_by_line(helpers) == {5: ["MS102"], 9: ["MS104"]}
+    assert "(in pick_some, called from Sampler.construct (model.py, line 17))" in helpers[0].message
+
+
 def test_scalar_math_dtype_lookups_and_logging_are_quiet_and_arrays_are_reported(project):
     findings = project.lint_source('''
         import logging
