@@ -207,6 +207,26 @@ class Sampler(nn.Cell):
         return ms.Tensor(picked)
 '''
 
+CONSTEXPR_HELPER_RANDOM = '''
+import random
+
+from mindspore import nn, ops
+
+
+def draw():
+    return random.uniform(0.0, 1000.0)
+
+
+@ops.constexpr
+def jitter():
+    return draw()
+
+
+class Jitter(nn.Cell):
+    def construct(self, x):
+        return x + jitter()
+'''
+
 TYPING_DICT = '''
 import typing
 
@@ -246,6 +266,11 @@ PRECISION_CLAIMS = [
     # these float32 labels it exhausts memory (std::bad_alloc under an 8 GB limit, MindSpore 2.10): no LAX claim.)
     ("sample-of-masked-range-strict", SAMPLE_OF_MASKED_RANGE, "Sampler()", LABELS, 1, "strict",
      "error: the inputs should be constant, but found variable"),
+    # what a @constexpr function's plain helper draws is drawn once, at compile time
+    ("constexpr-helper-random-strict", CONSTEXPR_HELPER_RANDOM, "Jitter()", "ms.Tensor(np.zeros(3, np.float32))", 1,
+     "strict", "frozen"),
+    ("constexpr-helper-random-lax", CONSTEXPR_HELPER_RANDOM, "Jitter()", "ms.Tensor(np.zeros(3, np.float32))", 1,
+     "lax", "frozen"),
     ("typing-ordered-dict-strict", TYPING_DICT, "Table()", "ms.Tensor(np.ones(3, np.float32))", 1, "strict",
      "error: Unsupported statement 'Try'"),
     ("typing-ordered-dict-lax", TYPING_DICT, "Table()", "ms.Tensor(np.ones(3, np.float32))", 1, "lax",
