@@ -194,20 +194,52 @@ def _returned_objects(ctx: ModuleContext) -> List[Tuple[nodes.NodeNG, GraphFunct
 
 
 def _returned_creations(ctx: ModuleContext) -> Set[nodes.Call]:
-    """The calls that build the objects MS203 reports: `return Out(x)`, or `out = Out(x)` ... `return out`
-    (none when MS203 is not selected: then MS201 is the only finding there is)."""
+    """The calls that build the objects MS203 reports: `return Out(x)`, `out = Out(x)` ... `return out`, or
+    the same in a helper whose result the root returns (none when MS203 is not selected: then MS201 is the
+    only finding there is)."""
     calls: Set[nodes.Call] = set()
     if not enabled_rules(ctx.config, ctx.path).get(OBJECT_RETURNED.code):
         return calls
     for node, gf, _ in _returned_objects(ctx):
-        if isinstance(node, nodes.Call):
-            calls.add(node)
-        elif isinstance(node, nodes.Name):
-            for binding in local_bindings(node, gf.node):
-                assign = binding.parent
-                if isinstance(assign, nodes.Assign) and isinstance(assign.value, nodes.Call):
-                    calls.add(assign.value)
+        calls |= _building_calls(ctx, node, gf.node, gf.self_class)
     return calls
+
+
+_RETURN_DEPTH = 4  # helpers followed from a root's return to the call that builds the object
+
+
+def _building_calls(ctx: ModuleContext, expr, function, self_class, depth: int = 0) -> Set[nodes.Call]:
+    """The calls that build the user object `function` returns as `expr`: `Out(x)` itself, the call a local
+    name is bound to, or, when that call is to a project helper (`self.head(x)`, `make_output(x)`), the
+    calls that build what the helper returns."""
+    found: Set[nodes.Call] = set()
+    for call in _calls_behind(expr, function):
+        target, target_class = _callee(ctx, call, self_class)
+        if custom_class(ctx, target):
+            found.add(call)
+        elif isinstance(target, nodes.FunctionDef) and depth < _RETURN_DEPTH:
+            for ret in target.nodes_of_class(nodes.Return):
+                if ret.value is not None and ret.scope() is target:
+                    found |= _building_calls(ctx, ret.value, target, target_class, depth + 1)
+    return found
+
+
+def _calls_behind(expr, function) -> List[nodes.Call]:
+    """`Out(x)` itself, or the calls a local name is bound to (`out = Out(x)`)."""
+    if isinstance(expr, nodes.Call):
+        return [expr]
+    return [binding.parent.value for binding in local_bindings(expr, function)
+            if isinstance(binding.parent, nodes.Assign) and isinstance(binding.parent.value, nodes.Call)]
+
+
+def _callee(ctx: ModuleContext, call: nodes.Call, self_class):
+    """(the class or project function a call names, the class `self` is in it): `self.head(x)` is a method of
+    the caller's class."""
+    func = call.func
+    if isinstance(func, nodes.Attribute) and isinstance(func.expr, nodes.Name) and func.expr.name == "self" \
+            and self_class is not None:
+        return ctx.classes.lookup_method(self_class, func.attrname), self_class
+    return ctx.resolver.resolve_callable(func), None
 
 
 # What STRICT raises (2.10, docs/rules/MS203.md): building the object from graph values fails
@@ -218,10 +250,7 @@ _STRICT_ILLEGAL_TYPE = "RuntimeError: Illegal type in the graph: AbstractScalar(
 
 
 def _built_from_graph_values(ctx: ModuleContext, node, gf) -> bool:
-    creations = [node] if isinstance(node, nodes.Call) else [
-        binding.parent.value for binding in (local_bindings(node, gf.node) if isinstance(node, nodes.Name) else ())
-        if isinstance(binding.parent, nodes.Assign) and isinstance(binding.parent.value, nodes.Call)]
-    return any(_first_variable_argument(ctx, call, gf) is not None for call in creations)
+    return any(_first_variable_argument(ctx, call, gf) is not None for call in _calls_behind(node, gf.node))
 
 
 @implements(OBJECT_RETURNED)

@@ -19,7 +19,9 @@ from mslint.classes import call_arguments
 from mslint.context import ModuleContext
 from mslint.data import replacements_for
 from mslint.findings import Finding, shown
+from mslint.python_reach import reached_calls
 from mslint.rules import Rule, implements
+from mslint.scope import Hop, hop_text
 
 TENSOR_TO_NUMPY = Rule(
     "MS101", "tensor-to-numpy-in-graph", "error",
@@ -478,33 +480,48 @@ def _reseeded(call: nodes.Call, gf, qualname: str, seeds: list) -> bool:
 
 
 def _constexpr_frozen_calls(ctx: ModuleContext):
-    """(random/time call, the @constexpr function it is in, the graph call of that function, graph function):
-    MindSpore runs a @constexpr function in Python while it compiles, so what it draws is frozen too."""
+    """(random/time call, its chain of helper calls, the @constexpr function, the graph call of that function,
+    graph function, qualified name): MindSpore runs a @constexpr function in Python while it compiles, so
+    what it draws is frozen too, and so is what the project helpers it calls draw."""
+    in_graph = {call for call, _, _ in _external_calls(ctx)}  # the graph path reports these
     seen = set()
     for call, gf in ctx.graph_nodes(nodes.Call):
         helper = ctx.resolver.resolve_callable(call.func)
         if not isinstance(helper, nodes.FunctionDef) or not ctx.classes.is_constexpr(helper):
             continue
-        for inner in helper.nodes_of_class(nodes.Call):
+        for inner, chain in reached_calls(ctx.resolver, helper):
             qualname = ctx.resolver.qualname(inner.func)
-            if inner in seen or not qualname or not _is_frozen(qualname):
+            if inner in seen or inner in in_graph or not qualname or not _is_frozen(qualname):
                 continue
-            if ctx.resolver.kind(qualname, ctx.path) in (resolve.STDLIB, resolve.THIRD_PARTY):
+            if ctx.resolver.kind(qualname, inner.root().file or ctx.path) in (resolve.STDLIB, resolve.THIRD_PARTY):
                 seen.add(inner)
-                yield inner, helper, call, gf, qualname
+                yield inner, chain, helper, call, gf, qualname
 
 
 def _frozen_in_constexpr(ctx: ModuleContext) -> Iterator[Finding]:
-    for inner, helper, call, gf, qualname in _constexpr_frozen_calls(ctx):
+    for inner, chain, helper, call, gf, qualname in _constexpr_frozen_calls(ctx):
         here = helper.root() is ctx.module
+        # in this module, the deepest place on the way to the draw (the draw, or the call that leaves the module)
+        shown_at = next(node for node in [inner] + [hop for hop, _ in reversed(chain)] + [call]
+                        if node.root() is ctx.module)
         where = f"line {call.lineno}" if here else f"{gf.display}, line {call.lineno}"
+        if chain:  # in a project helper the @constexpr function calls
+            hops = " -> ".join([helper.name] + [_hop_text(ctx, hop, callee) for hop, callee in chain])
+            found_in = (f"in '{chain[-1][1].name}', which the @constexpr function '{helper.name}' calls (reach: {hops}; "
+                        f"called from graph code, {where})")
+        else:
+            found_in = f"in the @constexpr function '{helper.name}' (called from graph code, {where})"
         yield ctx.finding(
-            FROZEN_CALL, inner if here else call,
-            f"{_named(inner, qualname)} in the @constexpr function '{helper.name}' (called from graph code, {where}) "
-            "runs once, at compile time, when MindSpore evaluates the function: every run of the compiled graph "
-            f"sees the same value{_frozen_hint(qualname)}",
+            FROZEN_CALL, shown_at if here else call,
+            f"{_named(inner, qualname)} {found_in} runs once, at compile time, when MindSpore evaluates the function: "
+            f"every run of the compiled graph sees the same value{_frozen_hint(qualname)}",
             None if here else gf,
         )
+
+
+def _hop_text(ctx: ModuleContext, call: nodes.Call, callee: nodes.FunctionDef) -> str:
+    """'draw (line 8)', or 'draw (utils.py, line 8)' for a call in another file."""
+    return hop_text(Hop(callee.name, call.lineno, call.root().file or ctx.path), ctx.path)
 
 
 def _frozen_hint(qualname: str) -> str:

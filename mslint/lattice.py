@@ -948,6 +948,9 @@ class Interpreter:
             if last in _CONST_BUILTINS:
                 if last == "len":
                     return DYNAMIC_SCALAR if args and args[0].has("dynamic") else SHAPE
+                if last == "range" and any(is_graph_value(a) for a in args):
+                    # range(len(neg)) of a dynamic-shape tensor: its bounds are known only at run time
+                    return DYNAMIC_SCALAR
                 return CONST
             if host_result(list(args) + list(kwargs.values())):
                 return HOST  # int(arr.sum()), list(x.asnumpy()): Python work on the interpreter's values

@@ -370,6 +370,67 @@ def test_an_object_built_to_be_returned_is_one_finding_and_one_kept_in_graph_is_
     assert [(f.code, f.line) for f in findings] == [("MS201", 13), ("MS201", 18), ("MS201", 24)]
 
 
+def test_an_object_a_helper_builds_and_the_root_returns_is_one_finding(project):
+    project.write("pkg/__init__.py", "")
+    project.write("pkg/base.py", '''
+        class Box:
+            def __init__(self, t):
+                self.t = t
+    ''')
+    project.write("pkg/utils.py", '''
+        from .base import Box
+
+
+        def make_box(x):
+            box = Box(x * 2)
+            return box
+
+
+        def boxed_sum(x):
+            return Box(x + 1).t
+    ''')
+    project.write("pkg/model.py", '''
+        from mindspore import nn
+        from .base import Box
+        from .utils import make_box, boxed_sum
+
+
+        class Head(nn.Cell):
+            def head(self, x):
+                return Box(x)
+
+            def construct(self, x):
+                return self.head(x)
+
+
+        class Through(nn.Cell):
+            def construct(self, x):
+                out = make_box(x)
+                return out
+
+
+        class Kept(nn.Cell):
+            def head(self, x):
+                return Box(x)
+
+            def construct(self, x):
+                return self.head(x).t + boxed_sum(x)
+    ''')
+    findings = project.lint("pkg/model.py", select=MS2)
+    # one problem, one finding: the object a helper (a method, or a function of another module) builds and
+    # the root returns is MS203's, at the return; one a helper builds and graph code keeps is MS201's
+    assert [(f.code, f.line) for f in findings] == [("MS203", 11), ("MS203", 17), ("MS201", 22), ("MS201", 25)]
+    assert findings[0].message.startswith("Head.construct returns an instance of class 'Box' ('self.head(x)') from "
+                                          "the graph: STRICT fails (ValueError: When handling script '...' in graph "
+                                          "mode, the inputs should be constant")
+    assert "the inputs should be constant" in findings[1].message
+    helpers = project.lint("pkg/utils.py", select=MS2)
+    assert [(f.code, f.line) for f in helpers] == [("MS201", 10)]  # boxed_sum's; make_box's is returned
+    # MS201 alone still reports every creation
+    findings = project.lint("pkg/model.py", select=["MS201"])
+    assert [(f.code, f.line) for f in findings] == [("MS201", 8), ("MS201", 16), ("MS201", 22), ("MS201", 25)]
+
+
 # -- MS204 ---------------------------------------------------------------------------
 def test_mutating_an_object_from_init_is_flagged(project):
     findings = project.lint_source('''

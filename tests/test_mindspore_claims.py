@@ -195,6 +195,40 @@ class Jitter(nn.Cell):
         return x + jitter()
 '''
 
+SAMPLE_OF_MASKED_RANGE = '''
+import random
+
+import mindspore as ms
+from mindspore import nn, ops
+
+
+class Sampler(nn.Cell):
+    def construct(self, labels):
+        neg = ops.masked_select(labels, labels == 0)
+        picked = random.sample(range(len(neg)), 1)
+        return ms.Tensor(picked)
+'''
+
+CONSTEXPR_HELPER_RANDOM = '''
+import random
+
+from mindspore import nn, ops
+
+
+def draw():
+    return random.uniform(0.0, 1000.0)
+
+
+@ops.constexpr
+def jitter():
+    return draw()
+
+
+class Jitter(nn.Cell):
+    def construct(self, x):
+        return x + jitter()
+'''
+
 TYPING_DICT = '''
 import typing
 
@@ -229,6 +263,16 @@ PRECISION_CLAIMS = [
     ("random-scalar-lax", RANDOM_SCALAR, "Jitter()", "ms.Tensor(np.zeros(3, np.float32))", 1, "lax", "frozen"),
     ("constexpr-random-strict", CONSTEXPR_RANDOM, "Jitter()", "ms.Tensor(np.zeros(3, np.float32))", 1, "strict",
      "frozen"),
+    # a range over masked_select's length is known only at run time: STRICT rejects the draw. (LAX defers it
+    # to run time, not frozen either: on int32 labels random.sample raises 'Population must be a sequence', on
+    # these float32 labels it exhausts memory (std::bad_alloc under an 8 GB limit, MindSpore 2.10): no LAX claim.)
+    ("sample-of-masked-range-strict", SAMPLE_OF_MASKED_RANGE, "Sampler()", LABELS, 1, "strict",
+     "error: the inputs should be constant, but found variable"),
+    # what a @constexpr function's plain helper draws is drawn once, at compile time
+    ("constexpr-helper-random-strict", CONSTEXPR_HELPER_RANDOM, "Jitter()", "ms.Tensor(np.zeros(3, np.float32))", 1,
+     "strict", "frozen"),
+    ("constexpr-helper-random-lax", CONSTEXPR_HELPER_RANDOM, "Jitter()", "ms.Tensor(np.zeros(3, np.float32))", 1,
+     "lax", "frozen"),
     ("typing-ordered-dict-strict", TYPING_DICT, "Table()", "ms.Tensor(np.ones(3, np.float32))", 1, "strict",
      "error: Unsupported statement 'Try'"),
     ("typing-ordered-dict-lax", TYPING_DICT, "Table()", "ms.Tensor(np.ones(3, np.float32))", 1, "lax",

@@ -679,6 +679,50 @@ def test_a_random_call_on_a_data_dependent_value_is_not_frozen(project):
     assert "ops.randperm" in only(findings, "MS102")[0].message
 
 
+def test_a_range_over_a_data_dependent_length_is_not_frozen(project):
+    project.write("pkg/__init__.py", "")
+    project.write("pkg/utils.py", '''
+        import random
+
+
+        def pick_some(inds):
+            return random.sample(range(len(inds)), 2)
+
+
+        def pick_static(x):
+            return random.sample(range(len(x)), 2)
+    ''')
+    project.write("pkg/model.py", '''
+        import random
+        import numpy as np
+        import mindspore as ms
+        from mindspore import nn, ops
+        from .utils import pick_some, pick_static
+
+
+        class Sampler(nn.Cell):
+            def construct(self, labels):
+                neg = ops.masked_select(labels, labels == 0)
+                a = random.sample(range(len(neg)), 2)
+                b = np.random.choice(range(len(neg)), 2)
+                c = random.sample(range(0, len(neg), 2), 1)
+                d = random.sample(range(len(labels)), 2)
+                e = np.random.choice(range(labels.shape[0]), 2)
+                return ms.Tensor(a), ms.Tensor(b), ms.Tensor(c), ms.Tensor(d), ms.Tensor(e), \\
+                    ms.Tensor(pick_some(neg)), ms.Tensor(pick_static(labels))
+    ''')
+    findings = project.lint("pkg/model.py", select=["MS1"])
+    # masked_select's length is known only at run time, so is a range over it: STRICT rejects the call
+    # (checked on MindSpore 2.10, claim sample-of-masked-range-strict) and LAX defers it to run time (see
+    # the claim's comment), so it is not frozen; a static tensor's len() is a compile-time int: frozen
+    assert codes_by_line(findings) == {11: ["MS102"], 12: ["MS102"], 13: ["MS102"], 14: ["MS104"], 15: ["MS104"],
+                                       17: ["MS102", "MS104"]}  # (the helpers' file is not in this run)
+    assert findings[0].message.startswith("random function 'random.sample' takes a value computed in the graph")
+    helpers = project.lint("pkg/utils.py", select=["MS1"])
+    assert codes_by_line(helpers) == {5: ["MS102"], 9: ["MS104"]}
+    assert "(in pick_some, called from Sampler.construct (model.py, line 17))" in helpers[0].message
+
+
 def test_scalar_math_dtype_lookups_and_logging_are_quiet_and_arrays_are_reported(project):
     findings = project.lint_source('''
         import logging
@@ -743,6 +787,96 @@ def test_random_calls_in_constexpr_helpers_are_frozen(project):
     assert "in the @constexpr function 'jitter' (called from graph code, line 18)" in findings[0].message
     assert "in the @constexpr function 'coin' (called from graph code, Net.construct, line 16)" in \
         findings[2].message
+
+
+def test_random_calls_in_project_helpers_of_constexpr_functions_are_frozen(project):
+    project.write("pkg/__init__.py", "")
+    project.write("pkg/base.py", '''
+        import random
+
+
+        def draw(lo, hi):
+            return random.uniform(lo, hi)
+
+
+        def coin():
+            return random.random() > 0.5
+    ''')
+    project.write("pkg/utils.py", '''
+        from mindspore.ops import constexpr
+        from .base import draw
+
+
+        def draw_scale(lo, hi):
+            return draw(lo, hi)
+
+
+        def clamp(v, lo, hi):
+            return min(max(v, lo), hi)
+
+
+        @constexpr
+        def random_scale():
+            return draw_scale(0.5, 2.0)
+
+
+        @constexpr
+        def fixed_scale():
+            return clamp(3.0, 0.5, 2.0)
+    ''')
+    project.write("pkg/model.py", '''
+        import numpy as np
+        from mindspore import nn, ops
+        from .utils import random_scale, fixed_scale
+        from .base import coin
+
+
+        def jitter():
+            return np.random.rand()
+
+
+        def offset():
+            return np.random.randint(0, 4)
+
+
+        @ops.constexpr
+        def local_jitter():
+            return jitter() * 0.1
+
+
+        @ops.constexpr
+        def local_offset():
+            return offset()
+
+
+        @ops.constexpr
+        def local_coin():
+            return coin()
+
+
+        class Aug(nn.Cell):
+            def construct(self, img):
+                img = img * random_scale() * fixed_scale() + local_jitter() + jitter() + local_offset()
+                return img * local_coin()
+    ''')
+    findings = project.lint("pkg/model.py", select=["MS1"])
+    # MindSpore runs a @constexpr function, and all it calls, in Python while it compiles: what the
+    # project helpers it calls draw is frozen too (checked on MindSpore 2.10, claims constexpr-helper-random-*).
+    # A helper in this file is reported at its draw; one graph code also calls, once, as graph code; a draw
+    # in another module at the last call in this file on the way to it: in this file's @constexpr function,
+    # or the graph call of another module's
+    assert [(f.code, f.line) for f in findings] == [("MS104", 8), ("MS104", 12), ("MS104", 27), ("MS104", 32)]
+    jitter_draw, offset_draw, coin_draw, scale = findings
+    assert "(in jitter, called from Aug.construct (line 32))" in jitter_draw.message
+    assert "in 'offset', which the @constexpr function 'local_offset' calls (reach: local_offset -> offset " \
+        "(line 22); called from graph code, line 32)" in offset_draw.message
+    assert coin_draw.message.startswith(
+        "'random.random' in 'coin', which the @constexpr function 'local_coin' calls (reach: local_coin -> coin "
+        "(line 27); called from graph code, line 33)")
+    assert scale.message.startswith(
+        "'random.uniform' in 'draw', which the @constexpr function 'random_scale' calls (reach: random_scale -> "
+        "draw_scale (utils.py, line 15) -> draw (utils.py, line 6); called from graph code, Aug.construct, "
+        "line 32) runs once, at compile time")
 
 
 def test_typing_containers_built_in_graph_fail_and_other_typing_names_are_quiet(project):
