@@ -145,6 +145,40 @@ class PickedQuietly(Picked):
     assert found[0].reach == ("Picked.construct (line 27)", "self.act (self.pick('gelu'))", "np_gelu")
 
 
+def test_a_local_dict_of_methods_called_with_a_key_that_is_not_a_constant(project):
+    """DETR's ImageLoss.get_loss: `loss_map[loss](...)` for each name in self.losses."""
+    found = project.lint_source(HEADER + """
+
+class Loss(nn.Cell):
+    def __init__(self, losses):
+        super().__init__()
+        self.losses = losses
+
+    def get_loss(self, loss, x):
+        loss_map = {"labels": self.loss_labels, "masks": self.loss_masks}
+        return loss_map[loss](x)
+
+    def get_labels_loss(self, x):
+        loss_map = {"labels": self.loss_labels, "masks": self.loss_masks}
+        return loss_map["labels"](x)
+
+    def loss_labels(self, x):
+        return ops.relu(x)
+
+    def loss_masks(self, x):
+        return ms.Tensor(x.asnumpy())
+
+    def construct(self, x):
+        total = self.get_labels_loss(x)
+        for loss in self.losses:
+            total = total + self.get_loss(loss, x)
+        return total
+""", select=["MS101"])
+    assert codes_by_line(found) == {34: ["MS101"]}
+    assert found[0].reach == ("Loss.construct (line 39)", "Loss.get_loss (line 24)", "loss_map[...]",
+                              "Loss.loss_masks")
+
+
 # -- across modules: Hugging Face's activations.py (issue 14 item 17, the audit's gap) ---------
 
 ACTIVATIONS = """
