@@ -15,7 +15,7 @@ from mslint.libraries import library_classes
 from mslint.resolve import Resolver
 from mslint.rules import Rule
 from mslint.project import program_mode
-from mslint.scope import GraphFunction, GraphScope, NodeIndex, TypePositions, hop_text
+from mslint.scope import GraphFunction, GraphScope, NodeIndex, TypePositions, reach_steps
 
 
 class ModuleContext:
@@ -193,7 +193,7 @@ class ModuleContext:
         calls: Tuple[CallSite, ...] = ()
         if gf is not None and gf.reach:
             message = f"{message} (in {gf.display}, {gf.reach_text(path)})"
-            reach = tuple(hop_text(hop, path) for hop in gf.reach) + (gf.display,)
+            reach = reach_steps(gf.reach, path) + (gf.display,)
             callees = [hop.caller for hop in gf.reach[1:]] + [gf.display]
             calls = tuple(CallSite(os.path.abspath(hop.path), hop.line, hop.column, hop.end_line, hop.end_column, callee)
                           for hop, callee in zip(gf.reach, callees))

@@ -142,7 +142,7 @@ class Resolver:
         finally:
             self._resolving.discard(key)
 
-    def _project_definition(self, parts: List[str], directory: str, depth: int):
+    def _project_definition(self, parts: List[str], directory: str, depth: int, member=None):
         # the longest prefix that is a project module
         for cut in range(len(parts) - 1, 0, -1):
             path = find_project_file(".".join(parts[:cut]), directory)
@@ -151,7 +151,49 @@ class Resolver:
             module = self.module_at(path)
             if module is None:
                 return None
-            return self._member(module, parts[cut:], depth)
+            return (member or self._member)(module, parts[cut:], depth)
+        return None
+
+    def assigned_value(self, expr) -> Optional[nodes.NodeNG]:
+        """The one value a name is assigned: a local or module-level `name = value`, or a
+        project module's top-level one reached through imports and re-exports (`ACT2FN` after
+        `from .activations import ACT2FN`, `activations.ACT2FN`); None when the name has
+        another binding, or more than one."""
+        if isinstance(expr, nodes.Name):
+            values = assigned_values(expr)
+            if values is not None:
+                return values[0] if len(values) == 1 else None
+        qn = self.qualname(expr)
+        file = expr.root().file
+        if qn is None or self.kind(qn, file) != PROJECT:
+            return None
+        return self._value(qn, file, 0)
+
+    def _value(self, qualname: str, from_file: Optional[str], depth: int) -> Optional[nodes.NodeNG]:
+        if depth > _MAX_ALIAS_DEPTH or not from_file:
+            return None
+        directory = os.path.dirname(os.path.abspath(from_file))
+        key = ("value", qualname, directory)
+        if key in self._resolving:
+            return None  # an import cycle
+        self._resolving.add(key)
+        try:
+            return self._project_definition(qualname.split("."), directory, depth, self._member_value)
+        finally:
+            self._resolving.discard(key)
+
+    def _member_value(self, module: nodes.Module, names: List[str], depth: int) -> Optional[nodes.NodeNG]:
+        bindings = module.locals.get(names[0]) if len(names) == 1 else None
+        if not bindings or len(bindings) != 1:
+            return None
+        binding = bindings[0]
+        if isinstance(binding, (nodes.Import, nodes.ImportFrom)):
+            qn = imported_qualname(binding, names[0])
+            return self._value(qn, binding.root().file, depth + 1) if qn else None
+        parent = binding.parent
+        if isinstance(binding, nodes.AssignName) and isinstance(parent, nodes.Assign) \
+                and len(parent.targets) == 1:
+            return parent.value
         return None
 
     def member(self, scope, names: List[str]):

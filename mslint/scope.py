@@ -39,6 +39,9 @@ class Hop:
     column: int = 0
     end_line: Optional[int] = None
     end_column: Optional[int] = None
+    # what the call goes through to the callee, when it calls a stored value:
+    # 'self.act (ACT2FN[...] in activations.py)'
+    through: Optional[str] = None
 
 
 @dataclass
@@ -65,7 +68,14 @@ class GraphFunction:
         """'called from MySampler.construct (line 32)'; hops in other files name the file."""
         if not self.reach:
             return ""
-        return "called from " + " via ".join(hop_text(hop, from_path) for hop in self.reach)
+        return "called from " + " via ".join(
+            hop_text(hop, from_path) + (f" through {hop.through}" if hop.through else "") for hop in self.reach)
+
+
+def reach_steps(reach: Tuple[Hop, ...], from_path: str) -> Tuple[str, ...]:
+    """The reach chain's steps up to the callee: each caller, and what a call of a stored value
+    goes through ('MLP.construct (model.py, line 12)', 'self.act (ACT2FN[...] in activations.py)')."""
+    return tuple(step for hop in reach for step in (hop_text(hop, from_path), hop.through) if step)
 
 
 def hop_text(hop: Hop, from_path: str) -> str:
@@ -239,6 +249,7 @@ class GraphScope:
         # (call, target key) -> whether the call binds the target's first parameter (None: MindSpore calls it)
         self._bound: Dict[tuple, Optional[bool]] = {}
         self._bodies: Dict[tuple, FunctionBody] = {}
+        self._through: Dict[tuple, str] = {}  # (call, target, self class) -> the stored value it calls
         if build:
             self._build()
 
@@ -489,8 +500,8 @@ class GraphScope:
                     if len(self._by_key) >= MAX_GRAPH_FUNCTIONS:
                         self.incomplete = True
                         continue
-                    callee = self._make(target, self_class, "called", gf.reach + (_hop(gf, call),), gf.strict,
-                                        gf.assumed_cell)
+                    hop = _hop(gf, call, self._through.get((call, target, self_class)))
+                    callee = self._make(target, self_class, "called", gf.reach + (hop,), gf.strict, gf.assumed_cell)
                     callee.graph_mode_only = gf.graph_mode_only
                     self._register(callee, params)
                     queue.append(target_key)
@@ -542,7 +553,7 @@ class GraphScope:
                     found = list(self._instance_call(call, values.value(func)))
                     for expr in ([] if found else stored_callables.self_attribute_values(
                             self.classes, gf.self_class, func.attrname)):
-                        found += self._held(call, expr, gf)
+                        found += self._held(call, expr, gf, holder=f"self.{func.attrname}")
                     yield from found
             elif _is_super_call(receiver) and gf.self_class is not None:
                 method = self._super_method(gf, func.attrname)
@@ -571,12 +582,12 @@ class GraphScope:
                 found = list(self._instance_call(call, values.value(func)))
                 bound = [] if found else (assigned_values(func) or [])
                 for expr in bound if len(bound) == 1 else []:  # f = getattr(self, "name"); f(x)
-                    found += self._held(call, expr, gf)
+                    found += self._held(call, expr, gf, holder=func.name)
                 yield from found
         elif isinstance(func, nodes.Subscript) and _is_self_attribute(func.value) and gf.self_class is not None:
             for expr in stored_callables.self_attribute_values(self.classes, gf.self_class, func.value.attrname):
-                yield from self._held(call, expr, gf, key=func.slice)  # self.table["a"](x)
-        elif isinstance(func, nodes.Call):  # getattr(self, "name")(x)
+                yield from self._held(call, expr, gf, key=func.slice, holder=func.value.as_string())  # self.table["a"](x)
+        elif isinstance(func, (nodes.Call, nodes.Subscript)):  # getattr(self, "name")(x), ACT2FN[name](x)
             yield from self._held(call, func, gf)
         elif isinstance(func, nodes.Lambda):
             yield (call, func, gf.self_class, False)
@@ -588,21 +599,27 @@ class GraphScope:
                 if passed is not None:
                     yield (call, passed[0], passed[1], None)  # None: called by MindSpore, not at this call
 
-    def _held(self, call, expr, gf: GraphFunction, key=None) -> List[tuple]:
-        """What calling a stored callable runs (mslint.stored_callables): a function or method, or
-        a class's construct/__call__ when what is stored is a class (an instance of it is called)."""
+    def _held(self, call, expr, gf: GraphFunction, key=None, holder: Optional[str] = None) -> List[tuple]:
+        """What calling a stored value runs (mslint.stored_callables): a function or method, or the
+        construct/__call__ of an instance's class.  `holder` names what holds it ('self.act'):
+        with the path to the value, the reach chain shows it."""
         found = []
-        for definition, owner in stored_callables.held_callables(expr, self.resolver, self.classes, gf.self_class,
-                                                                 key):
+        for held in stored_callables.held_callables(expr, self.resolver, self.classes, gf.self_class, key):
+            definition, owner = held.definition, held.owner
             if isinstance(definition, nodes.ClassDef):
                 name = "construct" if self.classes.is_cell(definition) else "__call__"
                 method = self.classes.lookup_method(definition, name)
-                if method is not None:
-                    found.append((call, method, definition, True))
+                if method is None:
+                    continue
+                target = (call, method, definition, True)
             elif owner is not None:
-                found.append((call, definition, owner, not is_static_method(definition)))
+                target = (call, definition, owner, not is_static_method(definition))
             else:
-                found.append((call, definition, None, False))
+                target = (call, definition, None, False)
+            through = f"{holder} ({held.path})" if holder and held.path else holder or held.path
+            if through:
+                self._through.setdefault(target[:3], through)
+            found.append(target)
         return found
 
     def _instance_call(self, call, value: lattice.Value) -> Iterator[tuple]:
@@ -643,9 +660,9 @@ class GraphScope:
         return None
 
 
-def _hop(gf: GraphFunction, call: nodes.Call) -> Hop:
+def _hop(gf: GraphFunction, call: nodes.Call, through: Optional[str] = None) -> Hop:
     return Hop(gf.display, call.lineno or 0, gf.node.root().file or "", call.col_offset or 0,
-               call.end_lineno, call.end_col_offset)
+               call.end_lineno, call.end_col_offset, through)
 
 
 def _is_super_call(node) -> bool:
