@@ -6,9 +6,9 @@ gives the sub-cell's construct what the parent passes (mslint.scope).  When the 
 in another module, this finds its calls, so that a value the parent made on the host
 (`host = x.asnumpy()`) is a host value in the sub-cell too: one conversion, one finding.
 
-Only parents in modules that define a construct and convert a tensor (`.asnumpy()`,
-`.numpy()`, `.tolist()`) and name the cell are looked at: a host value starts there, and they
-are few (reading every module that may hold a parent would cost each analysis the trees of
+Only parent classes that convert a tensor (`.asnumpy()`, `.numpy()`, `.tolist()`) in their own
+body and name the cell, in modules that define a construct, are looked at: a host value starts
+there, and they are few (reading every module that may hold a parent would cost each analysis the trees of
 much of its project).  For a result cache, the modules read to find the calls are recorded as
 they are read, and which modules convert tensors, with the names they mention, is part of the
 analysis's identity (mslint.project.analysis_identity).
@@ -16,7 +16,8 @@ analysis's identity (mslint.project.analysis_identity).
 from __future__ import annotations
 
 import os
-from typing import Callable, Iterator, List, Tuple
+import weakref
+from typing import Callable, FrozenSet, Iterator, List, Tuple
 
 from astroid import nodes
 
@@ -34,14 +35,16 @@ def parent_calls(cell: nodes.ClassDef, resolver: Resolver, classes: ClassIndex,
     if not path or not os.path.isfile(path):
         return
     path = os.path.abspath(path)
-    for candidate, names in project.project_for(path).converting_modules().items():
+    model = project.project_for(path)
+    for candidate, names in model.converting_modules().items():
         if candidate == path or cell.name not in names:
             continue
         module = resolver.module_at(candidate)
         if module is None:
             continue
-        for parent in module.nodes_of_class(nodes.ClassDef):
-            if not classes.is_cell(parent):
+        for parent, mentioned in _converting_classes(module, model.text(candidate) or b""):
+            # a cheap test first: the class facts of every cell cost more than the rest of an analysis
+            if cell.name not in mentioned or not classes.is_cell(parent):
                 continue
             held = _attributes_holding(parent, cell, class_facts)
             construct = classes.lookup_method(parent, "construct") if held else None
@@ -52,6 +55,24 @@ def parent_calls(cell: nodes.ClassDef, resolver: Resolver, classes: ClassIndex,
                 if isinstance(func, nodes.Attribute) and func.attrname in held and \
                         isinstance(func.expr, nodes.Name) and func.expr.name == "self":
                     yield call, construct, parent
+
+
+def _converting_classes(module: nodes.Module, text: bytes) -> List[Tuple[nodes.ClassDef, FrozenSet[str]]]:
+    """The classes of a module that convert a tensor in their own body, each with the names its
+    source mentions (once per module object: every construct root of an analysis asks)."""
+    found = _CONVERTING.get(module)
+    if found is None:
+        lines = text.split(b"\n")
+        found = []
+        for parent in module.nodes_of_class(nodes.ClassDef):
+            source = b"\n".join(lines[parent.fromlineno - 1:parent.tolineno])
+            if project.converts_tensors(source):
+                found.append((parent, project.identifiers(source)))
+        _CONVERTING[module] = found
+    return found
+
+
+_CONVERTING: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def _attributes_holding(parent: nodes.ClassDef, cell: nodes.ClassDef, class_facts: Callable) -> List[str]:

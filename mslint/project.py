@@ -208,15 +208,19 @@ class Project:
         return sorted(found)
 
     def converting_modules(self) -> Dict[str, FrozenSet[str]]:
-        """The project files that define a `construct` and convert a tensor to a host value
-        (`.asnumpy()`, `.numpy()`, `.tolist()`), each with the names it mentions: where a parent
-        cell may hand a NumPy array to a sub-cell it names (mslint.parent_cells)."""
+        """The project files that define a `construct` and have a class that converts a tensor to
+        a host value (`.asnumpy()`, `.numpy()`, `.tolist()`) in its own body, each with the names
+        of the classes such classes build and store on self: where a parent cell may hand a NumPy
+        array to a sub-cell (mslint.parent_cells).  Read with `ast`, so that only the few modules that may hold such a
+        parent are ever built with astroid."""
         if self._converting is None:
             self._converting = {}
             for path in self.files():
                 text = self.text(path) or b""
-                if b"def construct" in text and _CONVERSIONS.search(text):
-                    self._converting[path] = frozenset(name.decode() for name in _IDENTIFIER.findall(text))
+                if b"def construct" in text and converts_tensors(text):
+                    names = _names_of_converting_classes(text, path)
+                    if names:
+                        self._converting[path] = names
         return self._converting
 
     # -- modes -------------------------------------------------------------------------------
@@ -250,6 +254,11 @@ class Project:
 
 # What makes a host value out of a tensor (mslint.lattice tags its result "host").
 _CONVERSIONS = re.compile(rb"\.(?:asnumpy|numpy|tolist)\s*\(")
+
+
+def converts_tensors(source: bytes) -> bool:
+    """Whether source text calls `.asnumpy()`, `.numpy()` or `.tolist()`."""
+    return _CONVERSIONS.search(source) is not None
 _IDENTIFIER = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -309,6 +318,32 @@ def _import_statements(text: Optional[bytes], path: str) -> Optional[ast.Module]
         except (SyntaxError, ValueError):
             continue
     return ast.Module(body=body, type_ignores=[])
+
+
+def _names_of_converting_classes(text: bytes, path: str) -> FrozenSet[str]:
+    """The names of what the classes of a module whose own source converts a tensor build and
+    store on self (`self.post = NumpyPost(...)`, `self.post = blocks.NumpyPost(...)`)."""
+    tree = _parse(text, path)
+    if tree is None:
+        return frozenset()
+    lines = text.split(b"\n")
+    names: Set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef) and converts_tensors(b"\n".join(lines[node.lineno - 1:node.end_lineno])):
+            for assign in ast.walk(node):
+                if isinstance(assign, ast.Assign) and isinstance(assign.value, ast.Call) and any(
+                        isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                        and target.value.id == "self" for target in assign.targets):
+                    func = assign.value.func
+                    if isinstance(func, ast.Name):
+                        names.add(func.id)
+                    elif isinstance(func, ast.Attribute):
+                        names.add(func.attr)
+    return frozenset(names)
+
+
+def identifiers(source: bytes) -> FrozenSet[str]:
+    return frozenset(name.decode() for name in _IDENTIFIER.findall(source))
 
 
 def _parse(text: Optional[bytes], path: str) -> Optional[ast.Module]:
