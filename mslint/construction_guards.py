@@ -29,7 +29,7 @@ def runs_for(statement: nodes.NodeNG, construction: Optional[inst.Instance]) -> 
             or construction.tracker.classes.lookup_method(construction.cls, "__init__") is not init:
         return True  # a base class's __init__ gets its arguments from super().__init__(...), not from here
     for test, wanted in _enclosing_tests(statement, init):
-        truth = _truth(test, construction.node, init)
+        truth = _truth(test, construction.node, init, construction.tracker.resolver)
         if truth is not None and truth != wanted:
             return False
     return True
@@ -48,22 +48,22 @@ def _enclosing_tests(statement: nodes.NodeNG, init: nodes.FunctionDef) -> Iterat
         node = parent
 
 
-def _truth(test: nodes.NodeNG, call: nodes.Call, init: nodes.FunctionDef) -> Optional[bool]:
+def _truth(test: nodes.NodeNG, call: nodes.Call, init: nodes.FunctionDef, resolver) -> Optional[bool]:
     if isinstance(test, nodes.UnaryOp) and test.op == "not":
-        inner = _truth(test.operand, call, init)
+        inner = _truth(test.operand, call, init, resolver)
         return None if inner is None else not inner
     if isinstance(test, nodes.BoolOp):
-        parts = [_truth(value, call, init) for value in test.values]
+        parts = [_truth(value, call, init, resolver) for value in test.values]
         decisive = test.op == "or"  # True decides an `or`, False decides an `and`
         if decisive in parts:
             return decisive
         return None if None in parts else not decisive
-    value = _value(test, call, init)
+    value = _value(test, call, init, resolver)
     if value is not _UNKNOWN:
         return bool(value)
     if isinstance(test, nodes.Compare) and len(test.ops) == 1:
         operator, right = test.ops[0]
-        left_value, right_value = _value(test.left, call, init), _value(right, call, init)
+        left_value, right_value = _value(test.left, call, init, resolver), _value(right, call, init, resolver)
         if left_value is _UNKNOWN or right_value is _UNKNOWN:
             return None
         if operator == "is":
@@ -77,7 +77,7 @@ def _truth(test: nodes.NodeNG, call: nodes.Call, init: nodes.FunctionDef) -> Opt
     return None
 
 
-def _value(node: nodes.NodeNG, call: nodes.Call, init: nodes.FunctionDef) -> object:
+def _value(node: nodes.NodeNG, call: nodes.Call, init: nodes.FunctionDef, resolver) -> object:
     """The literal a parameter of init gets from the call (or its default), or a literal written
     in the test; _UNKNOWN otherwise."""
     if isinstance(node, nodes.Const):
@@ -91,7 +91,7 @@ def _value(node: nodes.NodeNG, call: nodes.Call, init: nodes.FunctionDef) -> obj
         return argument.value  # None too, which literal_of leaves out
     if isinstance(argument, nodes.Name) and _names_a_parameter(argument):
         return _UNKNOWN  # `Classifier(keep_fp32=flag)` in a factory: its caller decides, not flag's default
-    found = literal_of(argument)
+    found = literal_of(argument, resolver)
     return _UNKNOWN if found is None else found.value
 
 
