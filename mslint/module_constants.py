@@ -49,20 +49,27 @@ def attribute_constant(node: nodes.Attribute, resolver: resolve.Resolver,
     """`config.NAME`'s value, as `sole_constant` reads it, when `config` is a project module
     bound once at the top level of the reading module (`from . import config`, `import a.config
     as config`)."""
-    if not isinstance(node.expr, nodes.Name):
-        return None
-    try:
-        scope, bindings = resolver.lookup(node.expr, node.expr.name)
-    except Exception:  # noqa: BLE001 - astroid lookup failure: unknown binding
-        return None
-    if not isinstance(scope, nodes.Module) or len(bindings) != 1 or not top_level(bindings[0], scope) \
-            or rebindable(scope, node.expr.name):
-        return None
-    module = imported_module(bindings[0], node.expr.name, resolver)
+    module = bound_module(node.expr, resolver, rebound_counts=True)
     found = module.locals.get(node.attrname) if module is not None else None
     if not found or len(found) != 1:
         return None
     return sole_constant(found[0], node.attrname, resolver, is_literal, 1)
+
+
+def bound_module(name, resolver: resolve.Resolver, rebound_counts: bool = False) -> Optional[nodes.Module]:
+    """The project module a name certainly stands for: bound once, at the top level of its
+    module, by `from . import config` or `import a.config as config`; None otherwise (also when
+    `rebound_counts` and something may rebind the name: see `rebindable`)."""
+    if not isinstance(name, nodes.Name):
+        return None
+    try:
+        scope, bindings = resolver.lookup(name, name.name)
+    except Exception:  # noqa: BLE001 - astroid lookup failure: unknown binding
+        return None
+    if not isinstance(scope, nodes.Module) or len(bindings) != 1 or not top_level(bindings[0], scope) \
+            or (rebound_counts and rebindable(scope, name.name)):
+        return None
+    return imported_module(bindings[0], name.name, resolver)
 
 
 def imported_constant(node: nodes.ImportFrom, name: str, resolver: resolve.Resolver,

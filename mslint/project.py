@@ -211,8 +211,8 @@ class Project:
         """The project files that define a `construct` and have a class that converts a tensor to
         a host value (`.asnumpy()`, `.numpy()`, `.tolist()`) in its own body, each with the names
         of the classes such classes build and store on self: where a parent cell may hand a NumPy
-        array to a sub-cell (mslint.parent_cells).  Read with `ast`, so that only the few modules that may hold such a
-        parent are ever built with astroid."""
+        array to a sub-cell (mslint.parent_cells).  Read with `ast`, so that only the few modules
+        that may hold such a parent are ever built with astroid."""
         if self._converting is None:
             self._converting = {}
             for path in self.files():
@@ -256,10 +256,12 @@ class Project:
 _CONVERSIONS = re.compile(rb"\.(?:asnumpy|numpy|tolist)\s*\(")
 
 
+_IDENTIFIER = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+
+
 def converts_tensors(source: bytes) -> bool:
     """Whether source text calls `.asnumpy()`, `.numpy()` or `.tolist()`."""
     return _CONVERSIONS.search(source) is not None
-_IDENTIFIER = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def _names_pattern(paths: Iterable[str]) -> "re.Pattern":
@@ -343,6 +345,7 @@ def _names_of_converting_classes(text: bytes, path: str) -> FrozenSet[str]:
 
 
 def identifiers(source: bytes) -> FrozenSet[str]:
+    """The identifier-shaped words of source text."""
     return frozenset(name.decode() for name in _IDENTIFIER.findall(source))
 
 

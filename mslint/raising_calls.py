@@ -36,7 +36,7 @@ from astroid import nodes
 from astroid.exceptions import AstroidError
 
 from mslint import module_constants, resolve
-from mslint.module_constants import IMPORT_DEPTH, has_star_import, imported_module, project_module, top_level
+from mslint.module_constants import IMPORT_DEPTH, has_star_import, project_module, top_level
 
 _STEP_LIMIT = 400  # expressions and statements evaluated per call, loops included
 
@@ -149,11 +149,8 @@ def _sole_definition(func, resolver: resolve.Resolver) -> Optional[nodes.Functio
         if not isinstance(scope, nodes.Module) or scope.name == "builtins":
             return None
         return _follow(scope, func.name, bindings, resolver, 0)
-    if isinstance(func, nodes.Attribute) and isinstance(func.expr, nodes.Name):
-        scope, bindings = resolver.lookup(func.expr, func.expr.name)  # `utils.deprecate(...)`
-        if not isinstance(scope, nodes.Module) or len(bindings) != 1 or not top_level(bindings[0], scope):
-            return None
-        module = imported_module(bindings[0], func.expr.name, resolver)
+    if isinstance(func, nodes.Attribute):  # `utils.deprecate(...)`
+        module = module_constants.bound_module(func.expr, resolver)
         if module is None:
             return None
         return _follow(module, func.attrname, module.locals.get(func.attrname), resolver, 1)
