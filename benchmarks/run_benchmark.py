@@ -48,7 +48,7 @@ import time
 import zipfile
 from typing import Dict, List, Optional, Tuple
 
-from mslint.runner import available_cores  # (the policy of mslint's default --jobs)
+from mslint.run.runner import available_cores  # (the policy of mslint's default --jobs)
 
 REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CORPORA = (("mindcv", "0.3.0"), ("mindyolo", "0.5.0"), ("mindocr", "0.5.0"))
@@ -263,7 +263,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         targets += packages(fetch(name, version, cache))
     files, lines = count_lines(src, targets)
     bin_dir = os.path.dirname(sys.executable)
-    mslint = [sys.executable, "-m", "mslint.cli"]
+    mslint = [sys.executable, "-m", "mslint"]
     pylint = [sys.executable, "-m", "pylint"]
     jobs = ["--jobs", str(args.jobs)] if args.jobs else []
     mslint_cache = os.path.join(cache, "mslint_cache")

@@ -28,7 +28,7 @@ from pygls.lsp.client import LanguageClient
 
 REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPOSITORY)
-from mslint.lsp_convert import path_to_uri  # noqa: E402
+from mslint.frontends.lsp_convert import path_to_uri  # noqa: E402
 
 
 def pick_file(project: str) -> str:

@@ -19,7 +19,7 @@ def all_family_rules():
 
 def register_checkers(linter) -> None:
     """Register one pylint checker per family, all under the checker name `mslint`."""
-    from mslint.pylint_plugin import checker_for_family, ToolChecker
+    from mslint.frontends.pylint_plugin import checker_for_family, ToolChecker
 
     linter.register_checker(ToolChecker(linter))
     for family in FAMILIES:

@@ -12,11 +12,11 @@ from typing import Dict, Iterator, Optional, Tuple
 
 from astroid import nodes
 
-from mslint.classes import call_arguments
-from mslint.context import ModuleContext
+from mslint.project.classes import call_arguments
+from mslint.analysis.context import ModuleContext
 from mslint.findings import Finding, shown
 from mslint.rules import Rule, implements
-from mslint.scope import local_bindings
+from mslint.analysis.scope import local_bindings
 
 CONCURRENCY_IN_GRAPH = Rule(
     "MS301", "concurrency-in-graph", "error",

@@ -11,14 +11,14 @@ from typing import Iterator, List, Optional, Set, Tuple
 
 from astroid import nodes
 
-from mslint import mindspore_names as msn
-from mslint import resolve
+from mslint.project import mindspore_names as msn
+from mslint.project import resolve
 from mslint.config import enabled_rules
-from mslint.context import ModuleContext
+from mslint.analysis.context import ModuleContext
 from mslint.findings import Finding, shown
-from mslint.lattice import is_self_attribute
+from mslint.analysis.lattice import is_self_attribute
 from mslint.rules import Rule, implements
-from mslint.scope import GraphFunction, local_bindings
+from mslint.analysis.scope import GraphFunction, local_bindings
 
 OBJECT_FROM_TENSORS = Rule(
     "MS201", "custom-object-created-from-tensors", "error",

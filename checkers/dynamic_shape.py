@@ -15,13 +15,13 @@ from typing import Dict, Iterator, List, Optional, Set
 from astroid import nodes
 from astroid.const import Context
 
-from mslint import mindspore_names as msn
-from mslint.classes import call_arguments, keyword_value
-from mslint.context import ModuleContext
+from mslint.project import mindspore_names as msn
+from mslint.project.classes import call_arguments, keyword_value
+from mslint.analysis.context import ModuleContext
 from mslint.findings import Finding, shown
-from mslint.lattice import Value
+from mslint.analysis.lattice import Value
 from mslint.rules import Rule, implements
-from mslint.scope import GraphFunction, local_bindings
+from mslint.analysis.scope import GraphFunction, local_bindings
 
 DYNAMIC_SHAPE_OP = Rule(
     "MS401", "dynamic-shape-op", "warning",

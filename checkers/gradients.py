@@ -13,13 +13,13 @@ from typing import Iterator, List, Optional
 from astroid import nodes
 
 from mslint import fixes
-from mslint import instances as inst
-from mslint import mindspore_names as msn
-from mslint.classes import is_instance_method
-from mslint.context import ModuleContext
+from mslint.analysis import instances as inst
+from mslint.project import mindspore_names as msn
+from mslint.project.classes import is_instance_method
+from mslint.analysis.context import ModuleContext
 from mslint.findings import Finding
 from mslint.rules import Rule, implements
-from mslint.scope import GRAPH, context_modes
+from mslint.analysis.scope import GRAPH, context_modes
 
 MISSING_SET_GRAD = Rule(
     "MS501", "bprop-cell-missing-set-grad", "warning",

@@ -13,9 +13,9 @@ from typing import Iterator, Optional
 
 from astroid import nodes
 
-from mslint import mindspore_names as msn
-from mslint import resolve
-from mslint.context import ModuleContext
+from mslint.project import mindspore_names as msn
+from mslint.project import resolve
+from mslint.analysis.context import ModuleContext
 from mslint import fixes
 from mslint.findings import Finding, shown
 from mslint.rules import Rule, implements

@@ -12,15 +12,16 @@ from typing import Dict, Iterator, List, Optional, Tuple
 
 from astroid import nodes
 
-from mslint import data, dropout_rates, fixes
-from mslint import mindspore_names as msn
-from mslint.classes import call_arguments, keyword_value
-from mslint.context import ModuleContext
+from mslint import data, fixes
+from mslint.checkers import migration_dropout_rates as dropout_rates
+from mslint.project import mindspore_names as msn
+from mslint.project.classes import call_arguments, keyword_value
+from mslint.analysis.context import ModuleContext
 from mslint.findings import Finding, shown
-from mslint.lattice import Kind
-from mslint.fixed_weights import constant_parameters
-from mslint.literal_values import literal_of, number
-from mslint.resolve import Resolver, assigned_values
+from mslint.analysis.lattice import Kind
+from mslint.checkers.migration_fixed_weights import constant_parameters
+from mslint.analysis.literal_values import literal_of, number
+from mslint.project.resolve import Resolver, assigned_values
 from mslint.rules import Rule, implements
 
 CONV_PADDING = Rule(

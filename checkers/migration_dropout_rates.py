@@ -15,7 +15,7 @@ from typing import List, Optional, Tuple
 from astroid import nodes
 from astroid.nodes.node_classes import OP_PRECEDENCE
 
-from mslint.literal_values import number
+from mslint.analysis.literal_values import number
 
 KEEP = "keep"
 DROP = "drop"

@@ -13,9 +13,9 @@ from typing import Optional
 
 from astroid import nodes
 
-from mslint import mindspore_names as msn
-from mslint.classes import keyword_value
-from mslint.resolve import assigned_values
+from mslint.project import mindspore_names as msn
+from mslint.project.classes import keyword_value
+from mslint.project.resolve import assigned_values
 
 # Norm layers whose every parameter (gamma, beta, moving statistics) defaults to a constant.
 NORM_LAYERS = frozenset({"LayerNorm", "LayerNormExt", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "GroupNorm",

@@ -14,14 +14,15 @@ from typing import Iterator, List, Optional, Set
 
 from astroid import nodes
 
-from mslint import cell_loops, fixes
-from mslint import instances as inst
-from mslint import mindspore_names as msn
-from mslint.context import ModuleContext
-from mslint.classes import keyword_value
+from mslint.checkers import precision_cell_loops as cell_loops
+from mslint import fixes
+from mslint.analysis import instances as inst
+from mslint.project import mindspore_names as msn
+from mslint.analysis.context import ModuleContext
+from mslint.project.classes import keyword_value
 from mslint.findings import Finding, shown
 from mslint.rules import Rule, implements
-from mslint.to_float_effect import HALF as _HALF, float32_in_effect, runs_before
+from mslint.checkers.precision_to_float import HALF as _HALF, float32_in_effect, runs_before
 
 TO_FLOAT_WITH_AMP = Rule(
     "MS601", "to-float-with-amp-level", "warning",

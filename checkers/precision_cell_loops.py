@@ -13,7 +13,7 @@ from typing import Iterator, List, Set
 
 from astroid import nodes
 
-from mslint import instances as inst
+from mslint.analysis import instances as inst
 
 
 def loop_casts(network: inst.Instance) -> Iterator[inst.Event]:

@@ -14,9 +14,9 @@ from typing import Iterator, List, Optional, Set, Tuple
 
 from astroid import nodes
 
-from mslint import cell_loops
-from mslint import instances as inst
-from mslint.construction_guards import runs_for
+from mslint.checkers import precision_cell_loops as cell_loops
+from mslint.analysis import instances as inst
+from mslint.analysis.construction_guards import runs_for
 
 HALF = frozenset({"float16", "half", "bfloat16"})
 

@@ -12,16 +12,16 @@ from typing import Iterator, Optional
 
 from astroid import Context, nodes
 
-from mslint import resolve
-from mslint.lattice import is_graph_value, is_self_attribute
+from mslint.project import resolve
+from mslint.analysis.lattice import is_graph_value, is_self_attribute
 from mslint.checkers.concurrency import owns as concurrency_owns
-from mslint.classes import call_arguments
-from mslint.context import ModuleContext
+from mslint.project.classes import call_arguments
+from mslint.analysis.context import ModuleContext
 from mslint.data import replacements_for
 from mslint.findings import Finding, shown
-from mslint.python_reach import reached_calls
+from mslint.project.python_reach import reached_calls
 from mslint.rules import Rule, implements
-from mslint.scope import Hop, hop_text
+from mslint.analysis.scope import Hop, hop_text
 
 TENSOR_TO_NUMPY = Rule(
     "MS101", "tensor-to-numpy-in-graph", "error",

@@ -5,7 +5,7 @@ As a pylint plugin: `pylint --load-plugins=mslint`.  As a command: `mslint`.
 import os as _os
 import sys as _sys
 
-# `python -m mslint.cli` puts the working directory (usually the project being linted) first on
+# `python -m mslint` puts the working directory (usually the project being linted) first on
 # sys.path, so a project file named typing.py or json.py would be imported, that is run, by mslint's
 # own imports.  mslint never needs that entry: drop it before anything else is imported.  (While
 # `-m` looks for its module, sys.argv[0] is "-m".)
@@ -18,7 +18,7 @@ __version__ = "0.1.0"
 def register(linter) -> None:
     """pylint's plugin entry point."""
     from mslint.checkers import register_checkers
-    from mslint.pylint_plugin import record_run_files
+    from mslint.frontends.pylint_plugin import record_run_files
 
     register_checkers(linter)
     record_run_files()

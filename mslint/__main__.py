@@ -1,6 +1,6 @@
 """`python -m mslint`: the `mslint` command."""
 import sys
 
-from mslint.cli import main
+from mslint.frontends.cli import main
 
 sys.exit(main())

@@ -44,7 +44,7 @@ class Config:
     per_file_ignores: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()
     exclude: Tuple[str, ...] = ()
     extend_exclude: Tuple[str, ...] = ()
-    jobs: Optional[int] = None  # None: decided from the work (mslint.runner)
+    jobs: Optional[int] = None  # None: decided from the work (mslint.run.runner)
     target_version: str = DEFAULT_TARGET_VERSION
     graph_mode: str = "auto"
     syntax_level: str = "lax"

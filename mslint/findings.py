@@ -38,7 +38,7 @@ class Finding:
     message: str
     # how the code is reached from a graph root, outermost first: ("MySampler.construct (line 32)", ...)
     reach: Tuple[str, ...] = field(default=())
-    # the calls of that chain, with their files and spans (to report at a call site, mslint.routing)
+    # the calls of that chain, with their files and spans (to report at a call site, mslint.run.routing)
     calls: Tuple[CallSite, ...] = field(default=(), compare=False)
     # reached only from a plain construct/bprop: a finding only if the program runs in GRAPH_MODE
     graph_mode_only: bool = False

@@ -25,7 +25,7 @@ _FIELDS = ("code", "symbol", "severity", "summary", "fix", "default_enabled")
 
 
 def snapshot_path() -> str:
-    from mslint import cache
+    from mslint.run import cache
 
     directory = os.environ.get(cache.ENVIRONMENT_VARIABLE) or os.path.join(cache.user_cache_directory(), "mslint")
     return os.path.join(directory, f"rules-{cache.code_digest()[:20]}.json")

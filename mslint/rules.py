@@ -221,7 +221,7 @@ def _registry_from_snapshot() -> Optional[Registry]:
     return Registry(list(TOOL_RULES) + rules)
 
 
-# The command turns snapshots on (mslint.cli); the library and the pylint plugin import the
+# The command turns snapshots on (mslint.frontends.cli); the library and the pylint plugin import the
 # checkers anyway and do not write into a user's cache directory on their own.
 _SNAPSHOT_WANTED = False
 

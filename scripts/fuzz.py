@@ -36,7 +36,7 @@ if ROOT not in sys.path:
 from mslint import rule_pages  # noqa: E402
 from mslint.config import Config  # noqa: E402
 from mslint.findings import Finding  # noqa: E402
-from mslint.runner import lint_paths  # noqa: E402
+from mslint.run.runner import lint_paths  # noqa: E402
 
 CELL_HEADER = "import mindspore as ms\nfrom mindspore import nn, ops\nimport numpy as np\n"
 

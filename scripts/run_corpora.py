@@ -9,7 +9,7 @@ The projects' wheels are downloaded with `pip download --no-deps` into a cache d
 outside git (default: .corpora/ at the repository root, git-ignored) and extracted there;
 nothing of theirs is ever committed.  MindSpore's own Python package is linted where it is
 installed: give its directory with --mindspore, or a Python that imports it with
---mindspore-python.  Each corpus is linted by `python -m mslint.cli --format json` in a
+--mindspore-python.  Each corpus is linted by `python -m mslint --format json` in a
 subprocess (the code is never imported).  The table (project, files, lines, findings per
 rule, MS0xx internal errors, seconds) is printed and written, with every finding, to
 <cache>/results/.  This is a measurement, not a unit test: the big corpora take minutes.
@@ -127,7 +127,7 @@ def count(paths: list[str]) -> tuple[int, int]:
 
 def lint(paths: list[str], args) -> tuple[list[dict], float, str]:
     """(findings, seconds, crash): crash is the reason when mslint failed as a whole."""
-    command = [args.python, "-m", "mslint.cli", "--format", "json", "--exit-zero", "--jobs", args.jobs]
+    command = [args.python, "-m", "mslint", "--format", "json", "--exit-zero", "--jobs", args.jobs]
     if args.select:
         command += ["--select", args.select]
     if args.graph_mode:

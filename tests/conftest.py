@@ -10,13 +10,13 @@ import pytest
 from mslint.config import Config
 from mslint.findings import Finding
 from mslint.rules import registry
-from mslint.runner import lint_file
+from mslint.run.runner import lint_file
 
 
 @pytest.fixture(autouse=True)
 def _user_cache_directory_is_temporary(tmp_path_factory, monkeypatch):
     """A run in a directory outside any project caches in the user's cache directory
-    (mslint.cache): a temporary one during the tests, for this process and the commands it runs."""
+    (mslint.run.cache): a temporary one during the tests, for this process and the commands it runs."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "user-cache"))
 
 

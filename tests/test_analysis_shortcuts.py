@@ -11,8 +11,8 @@ import astroid
 import pytest
 from astroid import nodes
 
-from mslint.resolve import Resolver
-from mslint.scope import _LEAVES, FunctionBody, NodeIndex
+from mslint.project.resolve import Resolver
+from mslint.analysis.scope import _LEAVES, FunctionBody, NodeIndex
 
 SOURCE = '''
 import numpy as np
@@ -91,7 +91,7 @@ def test_the_memoized_lookup_answers_what_astroid_answers_for_every_name():
 def test_qualified_names_are_those_of_a_resolver_without_shortcuts(monkeypatch):
     module = astroid.parse(SOURCE)
     fast = {(n.lineno, n.col_offset): Resolver().qualname(n) for n in _names(module)}
-    import mslint.resolve as resolve
+    import mslint.project.resolve as resolve
     monkeypatch.setattr(resolve, "_only_a_parameter_or_value", lambda node, name: False)
     monkeypatch.setattr(Resolver, "lookup", lambda self, node, name: node.lookup(name))
     slow = {(n.lineno, n.col_offset): Resolver().qualname(n) for n in _names(module)}

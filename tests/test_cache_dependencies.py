@@ -11,9 +11,9 @@ import os
 
 import pytest
 
-from mslint import runner
-from mslint.cache import ENVIRONMENT_VARIABLE, ModuleParts
-from mslint.cli import main
+from mslint.run import runner
+from mslint.run.cache import ENVIRONMENT_VARIABLE, ModuleParts
+from mslint.frontends.cli import main
 
 HELPERS = """
 import numpy as np
@@ -412,7 +412,7 @@ class Net(nn.Cell):
 
 def test_what_a_parent_cell_of_another_module_passes_its_sub_cell_is_part_of_what_it_read(
         project, capsys, cache_dir, monkeypatch):
-    # post.py's analysis gives Post's input the host value Net passes (mslint.parent_cells)
+    # post.py's analysis gives Post's input the host value Net passes (mslint.analysis.parent_cells)
     project.write("post.py", POST)
     project.write("model.py", PARENT)
     monkeypatch.chdir(project.root)

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from mslint.cli import main
+from mslint.frontends.cli import main
 from mslint.findings import Finding
 from mslint.reporters import github, sarif
 from mslint.rules import registry

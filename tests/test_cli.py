@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 
-from mslint.cli import main
+from mslint.frontends.cli import main
 from mslint.rules import registry
 
 BAD = '''
@@ -211,7 +211,7 @@ def test_jobs_give_the_same_output(tree, capsys):
 
 def test_console_script_runs_as_a_module(tree):
     tree("net.py", BAD)
-    result = subprocess.run([sys.executable, "-m", "mslint.cli", "--format", "json", "net.py"],
+    result = subprocess.run([sys.executable, "-m", "mslint", "--format", "json", "net.py"],
                             capture_output=True, text=True)
     assert result.returncode == 1
     assert json.loads(result.stdout)[0]["code"] == "MS102"

@@ -334,7 +334,7 @@ def test_progress_shows_on_a_terminal_is_erased_and_never_in_pipes_or_ci_formats
 def test_server_without_the_server_extra_says_how_to_install_it(tmp_path):
     # lsprotocol and pygls made unimportable, as in `pip install mslint` without [server]
     hide = ("import sys; sys.modules['lsprotocol'] = sys.modules['pygls'] = None; "
-            "from mslint.cli import main; sys.exit(main(['server']))")
+            "from mslint.frontends.cli import main; sys.exit(main(['server']))")
     result = subprocess.run([sys.executable, "-c", hide], cwd=tmp_path, capture_output=True, text=True,
                             timeout=60, stdin=subprocess.DEVNULL)
     assert result.returncode == 2

@@ -3,11 +3,11 @@ import textwrap
 
 import astroid
 
-from mslint.resolve import Resolver
+from mslint.project.resolve import Resolver
 import ast
 
-from mslint import project
-from mslint.scope import GRAPH, PYNATIVE, context_modes
+from mslint.project import index as project
+from mslint.analysis.scope import GRAPH, PYNATIVE, context_modes
 
 
 def _modes(source):

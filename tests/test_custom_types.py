@@ -536,7 +536,7 @@ def test_jit_class_cells_and_local_objects_under_lax_are_clean(project):
 def test_local_bindings_only_for_names_local_to_the_function():
     import astroid
 
-    from mslint.scope import local_bindings
+    from mslint.analysis.scope import local_bindings
 
     module = astroid.parse('''
 G = 1

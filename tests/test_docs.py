@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from mslint.cli import main
+from mslint.frontends.cli import main
 from mslint.config import CONFIG_KEYS
 
 REPO = Path(__file__).resolve().parent.parent

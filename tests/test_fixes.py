@@ -1,6 +1,6 @@
 """`mslint --fix` and friends: the edits, the files they write, the formats that carry them.
 
-CLI behaviour runs the real command in a subprocess (`python -m mslint.cli`) on files in a
+CLI behaviour runs the real command in a subprocess (`python -m mslint`) on files in a
 temporary project; the edit machinery (mslint/fixes.py) is also tested directly.
 """
 from __future__ import annotations
@@ -18,14 +18,14 @@ import pytest
 from mslint import rule_pages
 from mslint.config import Config
 from mslint.findings import Finding
-from mslint.fix_command import SourceFile, _one_pass, fixed_text
+from mslint.fix.apply import SourceFile, _one_pass, fixed_text
 from mslint.fixes import FIXABLE, SAFE, UNSAFE, Edit, Fix, apply_fixes
 from mslint.rules import INTERNAL_ERROR, registry
 from test_migration import KEEP_RATE_SHAPES
 
 
 def mslint(cwd, *args):
-    done = subprocess.run([sys.executable, "-m", "mslint.cli", "--no-cache", *args], cwd=cwd, capture_output=True,
+    done = subprocess.run([sys.executable, "-m", "mslint", "--no-cache", *args], cwd=cwd, capture_output=True,
                           text=True, timeout=300)
     assert "Traceback" not in done.stderr, done.stderr
     return done
@@ -294,7 +294,7 @@ def test_sarif_results_carry_fixes_and_validate(root):
 def test_fixes_survive_the_result_cache(root):
     write(root / "net.py", CONV)
     env = dict(os.environ, MSLINT_CACHE_DIR=str(root / "cache"))
-    runs = [subprocess.run([sys.executable, "-m", "mslint.cli", "--format", "json", "net.py"], cwd=root, env=env,
+    runs = [subprocess.run([sys.executable, "-m", "mslint", "--format", "json", "net.py"], cwd=root, env=env,
                            capture_output=True, text=True, timeout=300) for _ in range(2)]
     first, second = (json.loads(r.stdout) for r in runs)
     assert os.listdir(root / "cache")

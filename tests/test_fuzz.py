@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from mslint.config import Config
-from mslint.runner import lint_paths
+from mslint.run.runner import lint_paths
 
 _SCRIPT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scripts", "fuzz.py")
 _spec = importlib.util.spec_from_file_location("mslint_fuzz_script", _SCRIPT)
@@ -74,7 +74,7 @@ def test_hypothesmith_libcst_programs_no_escape(tmp_path_factory, source):
 
 
 def test_mutants_through_the_cli_every_file_reported(tmp_path):
-    """40 mutants in one directory, linted by `python -m mslint.cli --jobs 2`: no traceback, and each
+    """40 mutants in one directory, linted by `python -m mslint --jobs 2`: no traceback, and each
     file that cannot be parsed has its MS0xx finding."""
     import ast
 
@@ -87,7 +87,7 @@ def test_mutants_through_the_cli_every_file_reported(tmp_path):
         except (SyntaxError, ValueError, MemoryError, RecursionError):
             unparsable.add(name)
     assert unparsable
-    result = subprocess.run([sys.executable, "-m", "mslint.cli", "--format", "json", "--jobs", "2", "."],
+    result = subprocess.run([sys.executable, "-m", "mslint", "--format", "json", "--jobs", "2", "."],
                             cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert result.stderr == "" and result.returncode in (0, 1)
     findings = json.loads(result.stdout)

@@ -3,7 +3,7 @@ nothing the linted project holds is run, the output is deterministic and bounded
 
 Most tests run `python -m mslint` in a subprocess (what a user or CI runs) and check
 that stderr holds no traceback; the ones that must patch something (a rule that raises, a
-file that vanishes) call `mslint.cli.main` in-process.
+file that vanishes) call `mslint.frontends.cli.main` in-process.
 """
 from __future__ import annotations
 
@@ -21,10 +21,11 @@ from pathlib import Path
 import astroid
 import pytest
 
-from mslint import budget, cli
+from mslint.run import budget
+from mslint.frontends import cli
 from mslint.config import Config
 from mslint.rules import registry
-from mslint.runner import lint_file
+from mslint.run.runner import lint_file
 
 GOOD = textwrap.dedent('''\
     import numpy as np

@@ -8,8 +8,8 @@ import pytest
 from astroid import nodes
 
 from mslint.config import Config
-from mslint.context import ModuleContext
-from mslint.lattice import Kind
+from mslint.analysis.context import ModuleContext
+from mslint.analysis.lattice import Kind
 
 
 def values_of(tmp_path, source):
@@ -200,7 +200,7 @@ def test_host_opaque_and_dynamic_values(tmp_path):
                       idx=idx, size=idx.shape[0], static=x.shape[0], tensor=ops.relu(out))
                 return x
     ''')
-    from mslint.lattice import is_graph_value
+    from mslint.analysis.lattice import is_graph_value
     for name in ("arr", "doubled", "items", "exp"):  # what the interpreter computes from a converted tensor
         assert found[name].kind == Kind.VAR and found[name].has("host") and not is_graph_value(found[name]), name
     for name in ("out", "n"):  # an unfollowed call's result: a graph value of unknown type

@@ -7,7 +7,7 @@ import astroid
 from astroid import nodes
 
 from mslint.config import Config
-from mslint.context import ModuleContext
+from mslint.analysis.context import ModuleContext
 
 
 def values_of_assigned(source: str, tmp_path):

@@ -321,7 +321,7 @@ def test_dropout_fixes_drop_what_the_pages_say(tmp_path):
     import json
 
     from mslint.config import Config
-    from mslint.fix_command import fixed_text
+    from mslint.fix.apply import fixed_text
 
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'example'\n")
     fixed = fixed_text(str(tmp_path / "layers.py"), DROPOUT_LAYERS, Config(root=str(tmp_path)), unsafe=True)
@@ -460,7 +460,7 @@ def test_constants_imported_from_the_projects_config_are_read(project):
 
 
 def test_imported_constants_that_may_change_are_not_read(project):
-    # a constant counts only when nothing can give it another value (mslint.module_constants)
+    # a constant counts only when nothing can give it another value (mslint.project.module_constants)
     project.write("pkg/__init__.py", "")
     project.write("pkg/defaults.py", "STAR_MOMENTUM = 0.9\n")
     project.write("pkg/config.py", """

@@ -74,13 +74,13 @@ def _jobs():
 
 
 def _fixed_jobs():
-    """Every fixable rule's Examples after `mslint --fix --unsafe-fixes` (mslint.fix_command.fixed_text),
+    """Every fixable rule's Examples after `mslint --fix --unsafe-fixes` (mslint.fix.apply.fixed_text),
     driven as the page's "Use instead" is and claimed to behave as it does: a fix must do what the
     page says the good code does (an Example without its own "Use instead" takes the last one)."""
     import tempfile
 
     from mslint.config import Config
-    from mslint.fix_command import fixed_text
+    from mslint.fix.apply import fixed_text
     from mslint.fixes import FIXABLE
 
     jobs = []

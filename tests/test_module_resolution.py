@@ -37,7 +37,7 @@ def _environment(pythonpath: Optional[str]) -> dict:
 
 
 def run_mslint(root: Path, *paths: str, pythonpath: Optional[str] = None, select: str = "MS1,MS2,MS4,MS6") -> Set[Finding]:
-    done = subprocess.run([sys.executable, "-m", "mslint.cli", "--format", "json", "--no-cache", "--select", select,
+    done = subprocess.run([sys.executable, "-m", "mslint", "--format", "json", "--no-cache", "--select", select,
                            *(paths or ("."))], cwd=root, capture_output=True, text=True, env=_environment(pythonpath),
                           timeout=300)
     assert done.returncode in (0, 1), done.stderr
@@ -290,7 +290,7 @@ def test_extra_cell_bases_names_a_library_class(tmp_path):
 
 def test_bad_extra_cell_bases_is_a_one_line_error(tmp_path):
     write(tmp_path, {"pyproject.toml": "[tool.mslint]\nextra-cell-bases = [3]\n", "model.py": "x = 1\n"})
-    done = subprocess.run([sys.executable, "-m", "mslint.cli", "."], cwd=tmp_path, capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-m", "mslint", "."], cwd=tmp_path, capture_output=True, text=True)
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
         f"mslint: error: {tmp_path / 'pyproject.toml'}: [tool.mslint] extra-cell-bases: expected a list of strings, got [3]"]
@@ -365,7 +365,7 @@ def test_helper_reached_through_a_namespace_package(tmp_path):
 
 def test_a_regular_package_wins_over_a_module_of_the_same_name(project):
     # Python imports lib/utils/__init__.py, not lib/utils.py (its path finder checks the package first)
-    from mslint.module_files import clear_file_caches, find_project_file
+    from mslint.project.module_files import clear_file_caches, find_project_file
 
     project.write("lib/__init__.py", "")
     project.write("lib/utils.py", 'def require(flag):\n    raise ValueError("never imported")\n')

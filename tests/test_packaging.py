@@ -40,7 +40,7 @@ def test_installed_wheel_explains_and_lints_outside_the_source_tree(wheel, tmp_p
     env = dict(os.environ, PYTHONPATH=str(target))
     work = tmp_path / "work"
     work.mkdir()
-    explained = subprocess.run([sys.executable, "-m", "mslint.cli", "--explain", "MS102"], cwd=work, env=env,
+    explained = subprocess.run([sys.executable, "-m", "mslint", "--explain", "MS102"], cwd=work, env=env,
                                capture_output=True, text=True)
     assert explained.returncode == 0, explained.stderr
     assert explained.stdout.startswith("# MS102 third-party-call-on-tensor")

@@ -14,7 +14,7 @@ from typing import Dict, List, Set, Tuple
 
 import pytest
 
-from mslint import project as project_module
+from mslint.project import index as project_module
 
 # A model-zoo style package: helpers and a base class in their own modules, two models that
 # reach the same helper, an import cycle, and a training script.
@@ -97,7 +97,7 @@ def zoo(tmp_path) -> Path:
 
 
 def mslint(root: Path, *args: str, env=None) -> Tuple[List[dict], subprocess.CompletedProcess]:
-    result = subprocess.run([sys.executable, "-m", "mslint.cli", "--format", "json", *args], cwd=root,
+    result = subprocess.run([sys.executable, "-m", "mslint", "--format", "json", *args], cwd=root,
                             capture_output=True, text=True, env=env)
     assert result.returncode in (0, 1), result.stderr
     return json.loads(result.stdout), result
@@ -258,7 +258,7 @@ def test_a_project_that_only_runs_pynative_withholds_plain_construct_findings(tm
     findings, result = mslint(tmp_path, "--no-cache", "model")
     assert places(findings) == {("model/net.py", 12, "MS101")}  # @jit is compiled in any mode
     assert "1 more finding withheld" in result.stderr and "--graph-mode always" in result.stderr
-    text = subprocess.run([sys.executable, "-m", "mslint.cli", "--no-cache", "model"], cwd=tmp_path,
+    text = subprocess.run([sys.executable, "-m", "mslint", "--no-cache", "model"], cwd=tmp_path,
                           capture_output=True, text=True)
     assert text.stdout.splitlines()[-1] == ("1 more finding withheld: in code compiled only in GRAPH_MODE, and this "
                                             "project only sets PYNATIVE_MODE (--graph-mode always shows them).")
@@ -346,7 +346,7 @@ def test_show_settings_says_what_applies_to_a_file_and_where_it_comes_from(tmp_p
     write(tmp_path, {"pyproject.toml": "[tool.mslint]\nignore = ['MS102']\n",
                      "sub/pyproject.toml": "[tool.mslint]\nselect = ['MS102']\n", "sub/inner.py": NUMPY_NET,
                      "train.py": "import mindspore as ms\nms.set_context(mode=ms.PYNATIVE_MODE)\n"})
-    result = subprocess.run([sys.executable, "-m", "mslint.cli", "--show-settings", "sub/inner.py"], cwd=tmp_path,
+    result = subprocess.run([sys.executable, "-m", "mslint", "--show-settings", "sub/inner.py"], cwd=tmp_path,
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
@@ -354,10 +354,10 @@ def test_show_settings_says_what_applies_to_a_file_and_where_it_comes_from(tmp_p
     assert f"  configuration file: {tmp_path / 'sub' / 'pyproject.toml'}" in lines
     assert "  select: ['MS102']" in lines
     assert lines[-1] == "  enabled rules: MS001, MS002, MS003, MS004, MS005, MS102"
-    top = subprocess.run([sys.executable, "-m", "mslint.cli", "--show-settings", "train.py"], cwd=tmp_path,
+    top = subprocess.run([sys.executable, "-m", "mslint", "--show-settings", "train.py"], cwd=tmp_path,
                          capture_output=True, text=True)
     assert "  graph-mode: auto (the project's set_context modes: pynative)" in top.stdout.splitlines()
-    missing = subprocess.run([sys.executable, "-m", "mslint.cli", "--show-settings", "nope.py"], cwd=tmp_path,
+    missing = subprocess.run([sys.executable, "-m", "mslint", "--show-settings", "nope.py"], cwd=tmp_path,
                              capture_output=True, text=True)
     assert missing.returncode == 2
     assert missing.stderr == "mslint: error: --show-settings: nope.py: no such file or directory\n"

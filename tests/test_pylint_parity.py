@@ -21,7 +21,7 @@ def parity_project(tmp_path):
 
 
 def _mslint(directory):
-    result = subprocess.run([sys.executable, "-m", "mslint.cli", "--format", "json", "src"],
+    result = subprocess.run([sys.executable, "-m", "mslint", "--format", "json", "src"],
                             cwd=directory, capture_output=True, text=True)
     assert result.returncode == 1, result.stderr
     return {(f["path"], f["line"], f["column"], f["symbol"]) for f in json.loads(result.stdout)}, json.loads(result.stdout)
@@ -76,7 +76,7 @@ def test_every_rule_page_example_gives_identical_findings_in_both_front_ends(tmp
         blocks = rule_pages.python_blocks(rule_pages.sections(rule_pages.read_page(rule.code))["Example"])
         for index, block in enumerate(blocks):
             (project / f"{rule.code.lower()}_{index}.py").write_text(block)
-    from_mslint = subprocess.run([sys.executable, "-m", "mslint.cli", "--format", "json", "."], cwd=project,
+    from_mslint = subprocess.run([sys.executable, "-m", "mslint", "--format", "json", "."], cwd=project,
                                  capture_output=True, text=True)
     from_pylint = subprocess.run(
         [sys.executable, "-m", "pylint", "--load-plugins=mslint", "--disable=all", "--enable=mslint",
@@ -93,8 +93,8 @@ def test_the_index_filled_by_pylints_walk_lists_what_a_walk_of_its_own_lists(par
     from astroid import nodes
     from pylint.lint import Run
 
-    import mslint.pylint_plugin as plugin
-    from mslint.scope import NodeIndex, node_classes_of
+    import mslint.frontends.pylint_plugin as plugin
+    from mslint.analysis.scope import NodeIndex, node_classes_of
 
     assert node_classes_of(tuple(plugin.WALKED_TYPES)) == plugin.WALKED_TYPES  # pylint dispatches by class name
     seen = []

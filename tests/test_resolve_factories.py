@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from astroid import nodes
 
-from mslint.resolve import Resolver, load_module
+from mslint.project.resolve import Resolver, load_module
 
 
 def test_namedtuple_factories_resolve_locally_and_across_modules(project):

@@ -49,7 +49,7 @@ def test_use_instead_is_clean(rule, project):
 
 
 def test_explain_prints_the_page(capsys):
-    from mslint.cli import main
+    from mslint.frontends.cli import main
 
     assert main(["--explain", "MS101"]) == 0
     out = capsys.readouterr().out
@@ -58,7 +58,7 @@ def test_explain_prints_the_page(capsys):
 
 
 def test_explain_accepts_a_symbol_and_rejects_unknown_codes(capsys):
-    from mslint.cli import main
+    from mslint.frontends.cli import main
 
     assert main(["--explain", "tensor-to-numpy-in-graph"]) == 0
     assert capsys.readouterr().out.startswith("# MS101 tensor-to-numpy-in-graph")

@@ -26,7 +26,7 @@ class Net(nn.Cell):
 # Runs the command in a fresh interpreter and says whether it imported astroid (the checkers' cost).
 PROBE = textwrap.dedent("""
     import json, sys
-    from mslint.cli import main
+    from mslint.frontends.cli import main
     code = main(sys.argv[1:])
     print(json.dumps({"exit": code, "astroid": "astroid" in sys.modules}), file=sys.stderr)
 """)

@@ -11,9 +11,9 @@ import sys
 
 import pytest
 
-from mslint import runner
-from mslint.cache import CACHE_DIRECTORY_NAME, ENVIRONMENT_VARIABLE
-from mslint.cli import main
+from mslint.run import runner
+from mslint.run.cache import CACHE_DIRECTORY_NAME, ENVIRONMENT_VARIABLE
+from mslint.frontends.cli import main
 from mslint.config import Config
 
 BASE = """

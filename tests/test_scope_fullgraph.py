@@ -11,7 +11,7 @@ import textwrap
 import astroid
 
 from mslint.config import Config
-from mslint.context import ModuleContext
+from mslint.analysis.context import ModuleContext
 
 CELLS = """
     class Full(nn.Cell):

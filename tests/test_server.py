@@ -15,7 +15,7 @@ pytest.importorskip("pygls", reason="the server extra (pygls) is not installed")
 from lsprotocol import types as lsp  # noqa: E402
 from pygls.lsp.client import LanguageClient  # noqa: E402
 
-from mslint.lsp_convert import path_to_uri  # noqa: E402
+from mslint.frontends.lsp_convert import path_to_uri  # noqa: E402
 
 HELPERS = """
 def to_host(x):
@@ -263,8 +263,8 @@ def test_fix_all_and_a_helper_edited_in_another_buffer(tmp_path):
 
 
 def test_a_failing_run_is_one_ms003_per_document_and_the_server_keeps_serving(tmp_path, monkeypatch):
-    from mslint import runner
-    from mslint.server import MslintServer
+    from mslint.run import runner
+    from mslint.frontends.server import MslintServer
 
     make_project(tmp_path)
     server = MslintServer()

@@ -245,7 +245,7 @@ class MLP(nn.Cell):
 
 def lint_package(project, stored: str, module: str = ".activations", reexport: bool = False):
     from mslint.config import Config
-    from mslint.runner import lint_paths
+    from mslint.run.runner import lint_paths
 
     project.write("pkg/__init__.py", "from .activations import ACT2FN\n" if reexport else "")
     project.write("pkg/activations.py", ACTIVATIONS)

@@ -13,8 +13,8 @@ from typing import Iterator, Optional, Tuple
 
 from astroid import nodes
 
-from mslint import instances as inst
-from mslint.literal_values import literal_of
+from mslint.analysis import instances as inst
+from mslint.analysis.literal_values import literal_of
 
 _UNKNOWN = object()
 

@@ -7,15 +7,15 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple, Type
 
 from astroid import nodes
 
-from mslint import lattice
-from mslint.classes import ClassIndex
+from mslint.analysis import lattice
+from mslint.project.classes import ClassIndex
 from mslint.config import Config
 from mslint.findings import CallSite, Finding, finding_at
-from mslint.libraries import library_classes
-from mslint.resolve import Resolver
+from mslint.project.libraries import library_classes
+from mslint.project.resolve import Resolver
 from mslint.rules import Rule
-from mslint.project import program_mode
-from mslint.scope import GraphFunction, GraphScope, NodeIndex, TypePositions, reach_steps
+from mslint.project.index import program_mode
+from mslint.analysis.scope import GraphFunction, GraphScope, NodeIndex, TypePositions, reach_steps
 
 
 class ModuleContext:
@@ -186,7 +186,7 @@ class ModuleContext:
     # -- reporting ---------------------------------------------------------------------
     def finding(self, rule: Rule, node, message: str, gf: Optional[GraphFunction] = None, fix=None) -> Finding:
         """A finding at `node`, in the file that holds it (a helper of another module is reported
-        in its own file; mslint.routing decides where the run shows it); inside a helper the
+        in its own file; mslint.run.routing decides where the run shows it); inside a helper the
         message says how graph code reaches it."""
         path = self._path_of(node)
         reach: Tuple[str, ...] = ()

@@ -22,10 +22,10 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from astroid import nodes
 
-from mslint import mindspore_names as msn
-from mslint.classes import ClassIndex, call_arguments, is_instance_method, keyword_value
-from mslint.resolve import Resolver, assigned_values
-from mslint.scope import NodeIndex
+from mslint.project import mindspore_names as msn
+from mslint.project.classes import ClassIndex, call_arguments, is_instance_method, keyword_value
+from mslint.project.resolve import Resolver, assigned_values
+from mslint.analysis.scope import NodeIndex
 
 Ref = Tuple["Instance", Tuple[str, ...]]  # an instance and a sub-cell path ("head",), ("*",) for "every cell"
 

@@ -19,10 +19,11 @@ from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Set, Tup
 from astroid import nodes
 
 from mslint import data
-from mslint import mindspore_names as msn
-from mslint import raising_calls, resolve
+from mslint.project import mindspore_names as msn
+from mslint.analysis import raising_calls
+from mslint.project import resolve
 from mslint.findings import COMPILED_ONLY_WHEN
-from mslint.classes import ClassIndex, call_arguments, is_static_method, keyword_value
+from mslint.project.classes import ClassIndex, call_arguments, is_static_method, keyword_value
 
 
 class Kind(IntEnum):
@@ -243,7 +244,7 @@ class SharedResults:
         self.facts: Dict[tuple, "ClassFacts"] = {}
         # Off while a run records what each analysis reads for a result cache: an analysis that
         # took another's result would not read what that result was computed from, and its
-        # cache entry would miss those dependencies (mslint.runner turns it off then).
+        # cache entry would miss those dependencies (mslint.run.runner turns it off then).
         self.enabled = True
 
     def remember(self, table: dict, key: tuple, value) -> None:

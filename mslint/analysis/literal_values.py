@@ -4,7 +4,7 @@ Rules that read constructor arguments (a BatchNorm momentum, a conv padding) see
 `momentum=BN_MOMENTUM` or `padding=padding` as often as a number.  `literal_of` follows
 such a name to a literal when the code says which one: a local assigned once, a module
 constant nothing can rebind, also one imported from the project's `config.py` (`from .config
-import BN_MOMENTUM`, `config.BN_MOMENTUM`; mslint.module_constants decides), a parameter's
+import BN_MOMENTUM`, `config.BN_MOMENTUM`; mslint.project.module_constants decides), a parameter's
 default (the value when the caller leaves it out), or a class attribute read through `self`.
 It never guesses between several bindings.
 """
@@ -14,9 +14,9 @@ from typing import NamedTuple, Optional, Union
 
 from astroid import nodes
 
-from mslint import module_constants
-from mslint.module_files import module_name_for_file
-from mslint.resolve import Resolver
+from mslint.project import module_constants
+from mslint.project.module_files import module_name_for_file
+from mslint.project.resolve import Resolver
 
 Number = Union[int, float]
 
@@ -98,7 +98,7 @@ class _Reader:
 
     def _constant(self, value, depth: int) -> Optional[Literal]:
         """The literal a module constant's value (the right side of its `NAME = value`, from
-        mslint.module_constants) comes to."""
+        mslint.project.module_constants) comes to."""
         found = self.literal(value, depth + 1) if value is not None else None
         if found is None or found.origin:
             return found

@@ -2,7 +2,7 @@
 
 An analysis starts at its own module's roots, and a Cell's `construct` is one, its inputs
 guessed to be tensors.  In one module the closure sees the parent's `self.post(host)` and
-gives the sub-cell's construct what the parent passes (mslint.scope).  When the parent lives
+gives the sub-cell's construct what the parent passes (mslint.analysis.scope).  When the parent lives
 in another module, this finds its calls, so that a value the parent made on the host
 (`host = x.asnumpy()`) is a host value in the sub-cell too: one conversion, one finding.
 
@@ -11,7 +11,7 @@ body and name the cell, in modules that define a construct, are looked at: a hos
 there, and they are few (reading every module that may hold a parent would cost each analysis the trees of
 much of its project).  For a result cache, the modules read to find the calls are recorded as
 they are read, and which modules convert tensors, with the names they mention, is part of the
-analysis's identity (mslint.project.analysis_identity).
+analysis's identity (mslint.project.index.analysis_identity).
 """
 from __future__ import annotations
 
@@ -21,9 +21,9 @@ from typing import Callable, FrozenSet, Iterator, List, Tuple
 
 from astroid import nodes
 
-from mslint import project
-from mslint.classes import ClassIndex
-from mslint.resolve import Resolver
+from mslint.project import index as project
+from mslint.project.classes import ClassIndex
+from mslint.project.resolve import Resolver
 
 
 def parent_calls(cell: nodes.ClassDef, resolver: Resolver, classes: ClassIndex,

@@ -23,7 +23,7 @@ MindSpore 2.10, tests/test_raising_calls.py):
   fallback, a definition under `if`, or a module with a star import);
 - a module constant must have one binding that nothing else can change: no star import, no
   `global`, no write through `globals()`, and no `module.NAME = ...` anywhere in the project
-  (mslint.module_constants, which MS704 and MS701 share).
+  (mslint.project.module_constants, which MS704 and MS701 share).
 The caller (lattice.py) also keeps what follows a call under a condition on graph values,
 which STRICT compiles whatever the call raises.
 """
@@ -35,8 +35,8 @@ from typing import Dict, Optional
 from astroid import nodes
 from astroid.exceptions import AstroidError
 
-from mslint import module_constants, resolve
-from mslint.module_constants import IMPORT_DEPTH, has_star_import, project_module, top_level
+from mslint.project import module_constants, resolve
+from mslint.project.module_constants import IMPORT_DEPTH, has_star_import, project_module, top_level
 
 _STEP_LIMIT = 400  # expressions and statements evaluated per call, loops included
 
@@ -427,7 +427,7 @@ def _builtin_types(node, resolver: resolve.Resolver) -> tuple:
 
 def _module_value(binding, name: str, resolver: resolve.Resolver) -> object:
     """A module's only binding of `name`: a literal assigned once that nothing can rebind, or an
-    import of such a name from another project module (mslint.module_constants)."""
+    import of such a name from another project module (mslint.project.module_constants)."""
     return _constant(module_constants.sole_constant(binding, name, resolver, _is_literal))
 
 

@@ -17,10 +17,10 @@ from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 
 from astroid import nodes
 
-from mslint import lattice, parent_cells, stored_callables
-from mslint import mindspore_names as msn
-from mslint.classes import ClassIndex, call_arguments, is_static_method, keyword_value
-from mslint.resolve import Resolver, assigned_values
+from mslint.analysis import lattice, parent_cells, stored_callables
+from mslint.project import mindspore_names as msn
+from mslint.project.classes import ClassIndex, call_arguments, is_static_method, keyword_value
+from mslint.project.resolve import Resolver, assigned_values
 
 MAX_GRAPH_FUNCTIONS = 5000  # a bound on the closure, so a huge call graph cannot hang the run
 MAX_EVALUATIONS = 3  # re-evaluations of one function when a new call site widens its parameters
@@ -265,7 +265,7 @@ class GraphScope:
     def reached_functions(self) -> List[GraphFunction]:
         """Every graph function this module's roots reach, in this module or another project
         module: the analysis reports on all of them, and the run decides which file each
-        finding belongs to (mslint.routing)."""
+        finding belongs to (mslint.run.routing)."""
         return list(self.functions)
 
     def callers(self, gf: GraphFunction) -> List[Tuple[nodes.Call, GraphFunction, Optional[bool]]]:
@@ -278,7 +278,7 @@ class GraphScope:
 
     def constructs_compiled(self) -> bool:
         """Whether a plain construct is compiled: `graph-mode`, and under `auto` the program's
-        mode (the project's set_context calls, mslint.project)."""
+        mode (the project's set_context calls, mslint.project.index)."""
         if self.graph_mode == "always":
             return True
         if self.graph_mode == "never":
@@ -433,7 +433,7 @@ class GraphScope:
     def _host_inputs_from_parents(self, root: GraphFunction) -> Dict[str, lattice.Value]:
         """The inputs of a sub-cell's construct that every parent in another module fills with a
         host value (`self.post(x.asnumpy())`): host values here too, as they are when the parent
-        is in this module (mslint.parent_cells)."""
+        is in this module (mslint.analysis.parent_cells)."""
         passed: Dict[str, List[lattice.Value]] = {}
         calls = 0
         parents: Dict[nodes.FunctionDef, lattice.FunctionValues] = {}
@@ -600,7 +600,7 @@ class GraphScope:
                     yield (call, passed[0], passed[1], None)  # None: called by MindSpore, not at this call
 
     def _held(self, call, expr, gf: GraphFunction, key=None, holder: Optional[str] = None) -> List[tuple]:
-        """What calling a stored value runs (mslint.stored_callables): a function or method, or the
+        """What calling a stored value runs (mslint.analysis.stored_callables): a function or method, or the
         construct/__call__ of an instance's class.  `holder` names what holds it ('self.act'):
         with the path to the value, the reach chain shows it."""
         found = []

@@ -31,7 +31,7 @@ from typing import Dict, Iterator, List, Optional, Tuple
 
 from astroid import nodes
 
-from mslint.classes import is_static_method
+from mslint.project.classes import is_static_method
 
 MAX_CANDIDATES = 32  # a registry of more callables than this is not followed (each would be analysed)
 MAX_DEPTH = 8  # steps from the stored expression to what it holds (names, tables, factories)

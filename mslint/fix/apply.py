@@ -23,7 +23,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from mslint.findings import Finding
 from mslint.fixes import Fix, applicable, apply_fixes, parses
 from mslint.rules import FILE_UNREADABLE, INTERNAL_ERROR
-from mslint.runner import lint_paths, lint_sources, read_bytes
+from mslint.run.runner import lint_paths, lint_sources, read_bytes
 
 MAX_PASSES = 4  # every fix so far settles in one pass; a few more catch fixes that make room for others
 

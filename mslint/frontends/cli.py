@@ -13,19 +13,20 @@ import sys
 from dataclasses import replace
 from typing import List, Optional
 
-from mslint import __version__, output
+from mslint import __version__
+from mslint.reporters import output
 from mslint import config as config_module
-from mslint.cache import caches_by_configuration
-from mslint.discovery import UsageError, discover, empty_paths
+from mslint.run.cache import caches_by_configuration
+from mslint.run.discovery import UsageError, discover, empty_paths
 from mslint.findings import Finding
 from mslint.fixes import FIXABLE
-from mslint.progress import Progress
+from mslint.frontends.progress import Progress
 from mslint.reporters import REPORTERS, locations, statistics
 from mslint.reporters.style import use_color
 from mslint.reporters.text import withheld_note
 from mslint import rules as rules_module
 from mslint.rules import INTERNAL_ERROR, registry
-from mslint.runner import GC_THRESHOLDS, lint_run
+from mslint.run.runner import GC_THRESHOLDS, lint_run
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 PEOPLE_FORMATS = ("text", "concise")  # the others are for machines: no progress line, no colour
@@ -104,7 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-# -- fixes (issue 15): the flags, and the run that applies fixes (mslint/fix_command.py) ------
+# -- fixes (issue 15): the flags, and the run that applies fixes (mslint/fix/apply.py) ------
 def _add_fix_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("fixes")
     group.add_argument("--fix", action="store_true", help="apply safe fixes in place; report what remains")
@@ -120,7 +121,7 @@ def _wants_fixes(args) -> bool:
 
 
 def _run_fixes(args, files, config_for, caches, jobs: int, report_to) -> int:
-    from mslint import fix_command
+    from mslint.fix import apply as fix_command
 
     if args.statistics:
         raise UsageError("--statistics does not combine with --fix, --diff or --fix-only")
@@ -153,7 +154,7 @@ def _run_fixes(args, files, config_for, caches, jobs: int, report_to) -> int:
 def main(argv: Optional[List[str]] = None) -> int:
     arguments = sys.argv[1:] if argv is None else list(argv)
     if arguments[:1] == ["server"] and not os.path.exists("server"):  # (a path named server is linted)
-        from mslint import server
+        from mslint.frontends import server
 
         return server.main(arguments[1:])
     saved_gc_thresholds = gc.get_threshold()
@@ -212,7 +213,7 @@ def _main(argv: Optional[List[str]]) -> int:
     people = args.output_format in PEOPLE_FORMATS and not args.statistics
     progress = Progress(sys.stderr, people and not args.quiet and output.is_terminal(sys.stderr)
                         and output.is_terminal(report_to))
-    gc.set_threshold(*GC_THRESHOLDS)  # until the output is written (main restores them): see mslint.runner
+    gc.set_threshold(*GC_THRESHOLDS)  # until the output is written (main restores them): see mslint.run.runner
     jobs = args.jobs if args.jobs is not None else (config_for(paths[0]).jobs or 0)
     if _wants_fixes(args):
         return _run_fixes(args, files, config_for, caches, jobs, report_to)
@@ -226,7 +227,7 @@ def _main(argv: Optional[List[str]]) -> int:
         return _add_noqa(findings)
     if args.write_baseline:
         try:
-            from mslint import baseline
+            from mslint.fix import baseline
 
             baseline.write(findings, args.write_baseline)
         except OSError as error:
@@ -237,7 +238,7 @@ def _main(argv: Optional[List[str]]) -> int:
         return EXIT_CLEAN
     if args.baseline:
         known = len(findings)
-        from mslint import baseline
+        from mslint.fix import baseline
 
         findings = baseline.new_findings(findings, args.baseline)
         hidden = known - len(findings)
@@ -306,7 +307,7 @@ def _report(findings: List[Finding], out, args, context: dict) -> None:
 
 
 def _add_noqa(findings: List[Finding]) -> int:
-    from mslint import noqa
+    from mslint.fix import noqa
 
     outcome = noqa.add_noqa(findings)
     for path, line, why in outcome.skipped:
@@ -322,7 +323,7 @@ def _show_settings(path: str, config_for) -> int:
     if not os.path.exists(path):
         raise UsageError(f"--show-settings: {path}: no such file or directory")
     config = config_for(path)
-    from mslint import project
+    from mslint.project import index as project
 
     model = project.project_for(path)
     rules = config_module.enabled_rules(config, path)

@@ -1,6 +1,6 @@
 """mslint's findings in the Language Server Protocol's terms: diagnostics, quick fixes, hovers.
 
-Pure functions of findings and document texts (the server in mslint/server.py does the I/O).
+Pure functions of findings and document texts (the server in mslint/frontends/server.py does the I/O).
 Findings hold 1-based lines and 0-based UTF-8 byte columns; LSP positions are 0-based lines
 and UTF-16 code units (the protocol's default encoding), so every column is converted
 through the text of its line.

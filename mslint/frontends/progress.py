@@ -7,7 +7,7 @@ import os
 import time
 from typing import TextIO
 
-from mslint import runner
+from mslint.run import runner
 
 DELAY_VARIABLE = "MSLINT_PROGRESS_AFTER"  # seconds before the line appears (default 1; tests use 0)
 

@@ -19,15 +19,17 @@ from pylint.constants import WarningScope
 from pylint.interfaces import HIGH
 
 from mslint import config as config_module
-from mslint import lattice, project, routing
-from mslint.context import ModuleContext
-from mslint.engine import check_module
+from mslint.analysis import lattice
+from mslint.project import index as project
+from mslint.run import routing
+from mslint.analysis.context import ModuleContext
+from mslint.run.engine import check_module
 from mslint.findings import Finding
-from mslint.cache import ResultCache, cache_directory, content_hash
-from mslint.resolve import module_name_for_file
-from mslint.runner import GC_THRESHOLDS, decode_source, may_hold_graph_code, read_bytes, unsuppressed
+from mslint.run.cache import ResultCache, cache_directory, content_hash
+from mslint.project.resolve import module_name_for_file
+from mslint.run.runner import GC_THRESHOLDS, decode_source, may_hold_graph_code, read_bytes, unsuppressed
 from mslint.rules import BAD_CONFIGURATION, TOOL_RULES, Rule, registry
-from mslint.scope import NodeIndex
+from mslint.analysis.scope import NodeIndex
 
 CHECKER_NAME = "mslint"
 
@@ -140,10 +142,10 @@ def _enabled_key(enabled: Dict[str, bool]) -> tuple:
 
 def _own_analysis(module, path: str, source: str, config, enabled) -> List[Finding]:
     """The analysis of pylint's current module, on pylint's own tree."""
-    if not may_hold_graph_code(source, config):  # the command's text pre-filter (mslint.runner)
+    if not may_hold_graph_code(source, config):  # the command's text pre-filter (mslint.run.runner)
         return []
     saved = gc.get_threshold()
-    gc.set_threshold(*GC_THRESHOLDS)  # astroid-heavy work: see mslint.runner
+    gc.set_threshold(*GC_THRESHOLDS)  # astroid-heavy work: see mslint.run.runner
     index = NodeIndex(module, _STATE.walked, WALKED_TYPES) if _STATE.walking is module else None
     try:
         return check_module(ModuleContext(module, path, config, index), enabled)
@@ -203,7 +205,7 @@ def _built_module(path: str):
 def _module_findings(linter, module) -> List[Finding]:
     """Every mslint finding for the module pylint is visiting, computed once per module: from
     its own analysis and those of the project modules that import it (their graph code may
-    reach its helpers), routed as the command routes them (mslint.routing)."""
+    reach its helpers), routed as the command routes them (mslint.run.routing)."""
     _start_run(linter)
     if _STATE.module is module:
         return _STATE.findings
@@ -308,7 +310,7 @@ def checker_for_family(family) -> type:
     return type(f"Mslint{rules[0].family}Checker", (_FamilyChecker,), {"rules": rules, "msgs": _msgs(rules)})
 
 
-# The node types the analysis asks a module for (mslint.scope.NodeIndex.of); any other type
+# The node types the analysis asks a module for (mslint.analysis.scope.NodeIndex.of); any other type
 # makes the index walk the tree itself, so this list only has to be complete to be fast.
 WALKED_TYPES = frozenset({nodes.Call, nodes.ClassDef, nodes.FunctionDef, nodes.AsyncFunctionDef, nodes.AssignAttr,
                           nodes.Import, nodes.ImportFrom, nodes.Attribute})

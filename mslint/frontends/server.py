@@ -28,13 +28,13 @@ try:  # the server extra; without it main() says how to install it
     from lsprotocol import types as lsp
     from pygls.lsp.server import LanguageServer
 
-    from mslint import lsp_convert as convert  # imports lsprotocol too
+    from mslint.frontends import lsp_convert as convert  # imports lsprotocol too
 except ImportError:
     lsp = convert = None
     LanguageServer = object
 
 DEBOUNCE_SECONDS = 0.05
-log = logging.getLogger("mslint.server")
+log = logging.getLogger("mslint.frontends.server")
 
 
 class MslintServer(LanguageServer):
@@ -67,8 +67,8 @@ class MslintServer(LanguageServer):
     # -- linting --------------------------------------------------------------------------------
     def lint(self) -> Dict[str, list]:
         """Lint every open document; uri -> findings (every open document has an entry)."""
-        from mslint import runner
-        from mslint.cache import caches_by_configuration
+        from mslint.run import runner
+        from mslint.run.cache import caches_by_configuration
         from mslint.findings import Finding
         from mslint.rules import BAD_CONFIGURATION, INTERNAL_ERROR
 
@@ -207,7 +207,7 @@ def _code_actions(ls: MslintServer, params: lsp.CodeActionParams) -> list:
             actions.append(convert.disable_for_line(finding, uri, lines, diagnostic))
     wants_fix_all = not only or any(convert.FIX_ALL_KIND.startswith(kind) for kind in only)
     if wants_fix_all and any(f.fix is not None and f.fix.applicability == "safe" for f in ls.findings.get(uri, [])):
-        from mslint.fix_command import fixed_text
+        from mslint.fix.apply import fixed_text
 
         path = convert.uri_to_path(uri)
         try:

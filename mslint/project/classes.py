@@ -5,8 +5,8 @@ from typing import Dict, Iterator, List, Optional, Set
 
 from astroid import nodes
 
-from mslint import mindspore_names as msn
-from mslint.resolve import PROJECT, UNKNOWN, Resolver, absolute_import_name
+from mslint.project import mindspore_names as msn
+from mslint.project.resolve import PROJECT, UNKNOWN, Resolver, absolute_import_name
 
 _MAX_MRO = 32
 

@@ -19,7 +19,7 @@ import re
 import stat
 from typing import Dict, FrozenSet, Iterable, List, Optional, Set
 
-from mslint import module_files
+from mslint.project import module_files
 from mslint.directories import PROJECT_MARKERS
 
 # Directories never worth descending into: VCS, virtual environments, builds, caches.
@@ -211,7 +211,7 @@ class Project:
         """The project files that define a `construct` and have a class that converts a tensor to
         a host value (`.asnumpy()`, `.numpy()`, `.tolist()`) in its own body, each with the names
         of the classes such classes build and store on self: where a parent cell may hand a NumPy
-        array to a sub-cell (mslint.parent_cells).  Read with `ast`, so that only the few modules
+        array to a sub-cell (mslint.analysis.parent_cells).  Read with `ast`, so that only the few modules
         that may hold such a parent are ever built with astroid."""
         if self._converting is None:
             self._converting = {}
@@ -252,7 +252,7 @@ class Project:
         return self.modes() == frozenset({PYNATIVE})
 
 
-# What makes a host value out of a tensor (mslint.lattice tags its result "host").
+# What makes a host value out of a tensor (mslint.analysis.lattice tags its result "host").
 _CONVERSIONS = re.compile(rb"\.(?:asnumpy|numpy|tolist)\s*\(")
 
 
@@ -409,7 +409,7 @@ def analysis_identity(path: str, module_name: str) -> str:
     """What a cached analysis of a file must match besides its content: its module name, the
     program's mode (it decides which constructs are roots), and, for a module that may define a
     construct, which modules convert tensors and the names they mention (one of them may now
-    name one of its cells and pass it host values: mslint.parent_cells; what the analysis read
+    name one of its cells and pass it host values: mslint.analysis.parent_cells; what the analysis read
     of the modules that did name them is recorded as it reads them)."""
     identity = module_name + ("|pynative" if program_mode(path) == PYNATIVE else "")
     model = project_for(path)

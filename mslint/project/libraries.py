@@ -15,7 +15,7 @@ from typing import Dict, List, Optional
 
 from astroid import nodes
 
-from mslint import resolve
+from mslint.project import resolve
 
 _MAX_MODULE_DEPTH = 12
 
@@ -63,7 +63,7 @@ class LibraryClasses:
     """Whether a library class (by qualified name) is an nn.Cell, from the library's source."""
 
     def __init__(self):
-        from mslint.classes import ClassIndex  # (classes imports this module)
+        from mslint.project.classes import ClassIndex  # (classes imports this module)
 
         self._resolver = resolve.Resolver()
         self._classes = ClassIndex(self._resolver, libraries=self)

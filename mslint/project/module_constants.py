@@ -17,9 +17,9 @@ from typing import Callable, Optional
 from astroid import nodes
 from astroid.const import Context
 
-from mslint import resolve
-from mslint.module_files import find_project_file, unrecorded
-from mslint.project import project_for
+from mslint.project import resolve
+from mslint.project.module_files import find_project_file, unrecorded
+from mslint.project.index import project_for
 
 IMPORT_DEPTH = 3  # `from .version import __version__` chains followed
 

@@ -71,10 +71,10 @@ class ReadLog:
     results of its project-module lookups, and, of each loaded module, the top-level names
     it looked up (or that it read the whole module: its statements in order, or every
     name), and the names it searched the whole project for as written `X.name = ...`
-    (mslint.project.Project.writes_attribute).  A result cache keys on all of them, so
+    (mslint.project.index.Project.writes_attribute).  A result cache keys on all of them, so
     editing a base class's module, adding a module an import may now find, or writing
     `config.BN_MOMENTUM = ...` in any file invalidates the result; editing a function of a
-    module that the analysis never looked up does not (mslint.cache)."""
+    module that the analysis never looked up does not (mslint.run.cache)."""
 
     __slots__ = ("files", "lookups", "names", "whole", "searches")
 
@@ -256,7 +256,7 @@ class RecordingBody(list):
 @contextmanager
 def unrecorded():
     """Read a module without recording it: for a walk whose answer, for each name asked about,
-    depends only on statements that may bind that name (mslint.cache.ModuleParts), when the
+    depends only on statements that may bind that name (mslint.run.cache.ModuleParts), when the
     caller has looked the name up in the module (so it is recorded)."""
     saved, HOOKS.log = HOOKS.log, None
     try:

@@ -9,7 +9,7 @@ from typing import Iterator, Tuple
 
 from astroid import nodes
 
-from mslint import resolve
+from mslint.project import resolve
 
 MAX_DEPTH = 4  # helper calls followed from the function; deeper chains are rare and costly to follow
 

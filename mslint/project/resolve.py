@@ -12,7 +12,7 @@ from typing import Dict, List, Optional, Tuple
 import astroid
 from astroid import nodes
 
-from mslint.module_files import (  # noqa: F401 - part of this module's interface
+from mslint.project.module_files import (  # noqa: F401 - part of this module's interface
     BUILTIN, HOOKS, MINDSPORE, PROJECT, STDLIB, THIRD_PARTY, UNKNOWN, ReadLog, _ancestor, _find_project_file,
     _search_bases, clear_file_caches, find_project_file, kind_of_top_level, module_name_for_file,
     outside_the_project, package_name, unrecorded)

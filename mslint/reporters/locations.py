@@ -43,7 +43,7 @@ def display_path(path: str, base: str) -> str:
 @lru_cache(maxsize=256)
 def _lines(path: str) -> Optional[tuple]:
     try:
-        from mslint.runner import read_source  # decodes as Python does (coding cookie, BOM)
+        from mslint.run.runner import read_source  # decodes as Python does (coding cookie, BOM)
 
         return tuple(read_source(path).splitlines())
     except Exception:  # noqa: BLE001 - unreadable files already are MS002 findings

@@ -7,7 +7,7 @@ import os
 import sys
 from typing import Optional
 
-from mslint.discovery import UsageError
+from mslint.run.discovery import UsageError
 
 
 def open_output(path: Optional[str]):

@@ -40,7 +40,7 @@ CACHE_DIRECTORY_NAME = ".mslint_cache"
 ENVIRONMENT_VARIABLE = "MSLINT_CACHE_DIR"
 FORMAT = 6  # 3: findings in other files (helpers reached from this file's roots), call chains, mode marks; 4: fixes;
 # 5: a dependency's names read and their statements' digest; 6: project-wide searches for `X.name =`
-_PACKAGE_DIRECTORY = os.path.dirname(os.path.abspath(__file__))
+_PACKAGE_DIRECTORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # mslint/, not mslint/run/
 
 
 def cache_directory(root: str) -> str:
@@ -298,13 +298,13 @@ class ResultCache:
             if current != whole and (current is None or self.hashes.parts_digest(dependency, names) != digest):
                 return None
         if entry.get("lookups"):
-            from mslint.module_files import _find_project_file
+            from mslint.project.module_files import _find_project_file
 
             for dotted, directory, expected in entry["lookups"]:
                 if _find_project_file(dotted, directory) != expected:
                     return None
         if entry.get("searches"):
-            from mslint.project import project_at
+            from mslint.project.index import project_at
 
             for root, name, expected in entry["searches"]:
                 if project_at(root).writes_attribute(name) != expected:

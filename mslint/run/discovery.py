@@ -11,8 +11,8 @@ import os
 from typing import Dict, List, Optional, Sequence
 
 from mslint import config as config_module
-from mslint import project
-from mslint.gitignore import Gitignore
+from mslint.project import index as project
+from mslint.run.gitignore import Gitignore
 
 class UsageError(Exception):
     """A problem with the command line itself (exit status 2)."""

@@ -4,8 +4,8 @@ from __future__ import annotations
 import traceback
 from typing import Dict, Iterable, List, Optional
 
-from mslint import budget
-from mslint.context import ModuleContext
+from mslint.run import budget
+from mslint.analysis.context import ModuleContext
 from mslint.findings import Finding
 from mslint.rules import ANALYSIS_INCOMPLETE, INTERNAL_ERROR, Rule, load_checks, registry
 

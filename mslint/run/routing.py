@@ -76,7 +76,7 @@ def _preference(finding: Finding) -> Tuple:
             finding.message)
 
 
-# what mslint.context appends to a finding only a root parameter's non-default value compiles
+# what mslint.analysis.context appends to a finding only a root parameter's non-default value compiles
 _CONDITIONAL = f" ({COMPILED_ONLY_WHEN}"
 
 

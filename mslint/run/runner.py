@@ -14,7 +14,7 @@ Speed (docs/performance.md has the measurements):
   (bounded, so a large tree does not hold every module in memory);
 - `jobs` worker processes take contiguous runs of files (modules of one package share
   their dependencies); the output is sorted, so it is the same for every job count;
-- a result cache (mslint.cache) answers for files whose content, configuration and
+- a result cache (mslint.run.cache) answers for files whose content, configuration and
   every project module their analysis read are unchanged.
 """
 from __future__ import annotations
@@ -30,15 +30,15 @@ import tokenize
 from collections import OrderedDict
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
-from mslint import budget
+from mslint.run import budget
 from mslint import config as config_module
-from mslint import project
-from mslint import module_files
-from mslint import routing
-from mslint.cache import ResultCache
+from mslint.project import index as project
+from mslint.project import module_files
+from mslint.run import routing
+from mslint.run.cache import ResultCache
 from mslint.findings import Finding
-from mslint.project import SKIPPED_DIRECTORIES  # noqa: F401 - part of this module's interface
-from mslint.module_files import ReadLog, module_name_for_file
+from mslint.project.index import SKIPPED_DIRECTORIES  # noqa: F401 - part of this module's interface
+from mslint.project.module_files import ReadLog, module_name_for_file
 from mslint.rules import ANALYSIS_INCOMPLETE, FILE_UNREADABLE, SYNTAX_ERROR, USELESS_SUPPRESSION, registry
 from mslint.suppression import Suppressions, useless_suppressions
 
@@ -152,7 +152,7 @@ def _lean_builder_class():
     import astroid
     from astroid.builder import AstroidBuilder
 
-    from mslint import resolve
+    from mslint.project import resolve
 
     class LeanBuilder(AstroidBuilder):
         def __init__(self, store: "_ModuleStore", path: Optional[str]):
@@ -250,7 +250,7 @@ class _ModuleStore:
 
     def trim(self) -> None:
         if len(self.modules) > self.limit:
-            from mslint import lattice
+            from mslint.analysis import lattice
 
             lattice.SHARED.forget()  # its keys hold the trees about to be dropped
         while len(self.modules) > self.limit:
@@ -276,7 +276,7 @@ def _start_session(share: bool = True) -> None:
     `share`: analyses may take each other's results (lattice.SHARED); a run that records
     what each analysis reads, for the result cache, must not (see SharedResults.enabled)."""
     global _STORE
-    from mslint import lattice
+    from mslint.analysis import lattice
 
     lattice.SHARED.forget()
     lattice.SHARED.enabled = share
@@ -289,7 +289,7 @@ def _start_session(share: bool = True) -> None:
 
 def _end_session() -> None:
     global _STORE
-    from mslint import lattice
+    from mslint.analysis import lattice
 
     lattice.SHARED.forget()
     lattice.SHARED.enabled = True
@@ -322,13 +322,13 @@ def _out_of_time(path: str, budget_text: str) -> _Result:
                                   "no rule checked it")])
 
 
-@budget.bounded(_out_of_time)  # a pathological file becomes MS004 instead of hanging the run (mslint/budget.py)
+@budget.bounded(_out_of_time)  # a pathological file becomes MS004 instead of hanging the run (mslint/run/budget.py)
 def _analyse(path: str, source: str, config: config_module.Config) -> _Result:
     """The findings of one readable file, before suppression comments; needs a session."""
     import astroid
 
-    from mslint.context import ModuleContext
-    from mslint.engine import check_module, internal_error
+    from mslint.analysis.context import ModuleContext
+    from mslint.run.engine import check_module, internal_error
 
     log = ReadLog()
     module_files.HOOKS.log = log
@@ -419,7 +419,7 @@ Caches = Union[None, ResultCache, Callable[[config_module.Config], Optional[Resu
 
 
 class Progress:
-    """What a run tells about its progress (the command draws it; see mslint.progress)."""
+    """What a run tells about its progress (the command draws it; see mslint.frontends.progress)."""
 
     def start(self, total: int) -> None:
         """`total` files are to be done (the run's and the context files)."""
@@ -483,7 +483,7 @@ class RunReport:
 def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches = None,
              progress: Optional[Progress] = None) -> RunReport:
     """Analyse the files, and the project modules outside them whose graph code may reach
-    them (their importers); report each finding once, in a file of the run (mslint.routing).
+    them (their importers); report each finding once, in a file of the run (mslint.run.routing).
 
     `config`: one configuration, or a function giving each file's (the nearest [tool.mslint]
     above it); `cache`: one result cache, or a function giving each configuration's; `jobs`
