@@ -2,7 +2,9 @@
 
 Each family module defines its Rule records and their checks (functions of a
 ModuleContext that yield findings).  FAMILIES is the one list of families: the
-registry, the pylint plugin and the `mslint` command all read it.
+registry, the pylint plugin (mslint.frontends.pylint_plugin.register) and the `mslint`
+command all read it.  Modules named `<family>_<topic>.py` are helpers that only that
+family's rules use.
 """
 from __future__ import annotations
 
@@ -15,12 +17,3 @@ FAMILIES = (third_party, custom_types, concurrency, dynamic_shape, gradients, pr
 def all_family_rules():
     for family in FAMILIES:
         yield from family.RULES
-
-
-def register_checkers(linter) -> None:
-    """Register one pylint checker per family, all under the checker name `mslint`."""
-    from mslint.frontends.pylint_plugin import checker_for_family, ToolChecker
-
-    linter.register_checker(ToolChecker(linter))
-    for family in FAMILIES:
-        linter.register_checker(checker_for_family(family)(linter))

@@ -16,9 +16,7 @@ __version__ = "0.1.0"
 
 
 def register(linter) -> None:
-    """pylint's plugin entry point."""
-    from mslint.checkers import register_checkers
-    from mslint.frontends.pylint_plugin import record_run_files
+    """pylint's plugin entry point (`--load-plugins=mslint`); the front-end does the work."""
+    from mslint.frontends import pylint_plugin
 
-    register_checkers(linter)
-    record_run_files()
+    pylint_plugin.register(linter)

@@ -18,6 +18,8 @@ import time
 from typing import List, Optional
 
 from mslint.atomic import write_atomically
+from mslint.directories import ENVIRONMENT_VARIABLE, user_cache_directory
+from mslint.fingerprint import code_digest
 
 SNAPSHOT_FORMAT = 1
 STALE_AFTER_SECONDS = 24 * 3600
@@ -25,10 +27,8 @@ _FIELDS = ("code", "symbol", "severity", "summary", "fix", "default_enabled")
 
 
 def snapshot_path() -> str:
-    from mslint.run import cache
-
-    directory = os.environ.get(cache.ENVIRONMENT_VARIABLE) or os.path.join(cache.user_cache_directory(), "mslint")
-    return os.path.join(directory, f"rules-{cache.code_digest()[:20]}.json")
+    directory = os.environ.get(ENVIRONMENT_VARIABLE) or os.path.join(user_cache_directory(), "mslint")
+    return os.path.join(directory, f"rules-{code_digest()[:20]}.json")
 
 
 def load() -> Optional[List[dict]]:

@@ -12,7 +12,8 @@ import os
 import pytest
 
 from mslint.run import runner
-from mslint.run.cache import ENVIRONMENT_VARIABLE, ModuleParts
+from mslint.directories import ENVIRONMENT_VARIABLE
+from mslint.run.cache import ModuleParts
 from mslint.frontends.cli import main
 
 HELPERS = """

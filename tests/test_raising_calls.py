@@ -324,7 +324,7 @@ def test_mindspore_stops_at_a_helper_whose_check_fails_on_its_constant_argument(
 def test_a_changed_package_version_is_seen_by_a_cached_run(project, capsys, tmp_path, monkeypatch):
     import json
 
-    from mslint.run.cache import ENVIRONMENT_VARIABLE
+    from mslint.directories import ENVIRONMENT_VARIABLE
     from mslint.frontends.cli import main
 
     monkeypatch.setenv(ENVIRONMENT_VARIABLE, str(tmp_path / "cache"))

@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from mslint.run import runner
-from mslint.run.cache import CACHE_DIRECTORY_NAME, ENVIRONMENT_VARIABLE
+from mslint.directories import CACHE_DIRECTORY_NAME, ENVIRONMENT_VARIABLE
 from mslint.frontends.cli import main
 from mslint.config import Config
 

@@ -25,7 +25,8 @@ from mslint.run import routing
 from mslint.analysis.context import ModuleContext
 from mslint.run.engine import check_module
 from mslint.findings import Finding
-from mslint.run.cache import ResultCache, cache_directory, content_hash
+from mslint.directories import cache_directory
+from mslint.run.cache import ResultCache, content_hash
 from mslint.project.resolve import module_name_for_file
 from mslint.run.runner import GC_THRESHOLDS, decode_source, may_hold_graph_code, read_bytes, unsuppressed
 from mslint.rules import BAD_CONFIGURATION, TOOL_RULES, Rule, registry
@@ -335,3 +336,14 @@ class ToolChecker(_FamilyChecker):
 for _kind in WALKED_TYPES:  # pylint calls visit_<class name in lower case>
     setattr(ToolChecker, f"visit_{_kind.__name__.lower()}", ToolChecker._collect)
 del _kind
+
+
+def register(linter) -> None:
+    """pylint's plugin entry point (`mslint.register` delegates here): one checker per rule
+    family, all under the checker name `mslint`, and the hook that records the run's files."""
+    from mslint.checkers import FAMILIES
+
+    linter.register_checker(ToolChecker(linter))
+    for family in FAMILIES:
+        linter.register_checker(checker_for_family(family)(linter))
+    record_run_files()

@@ -23,91 +23,23 @@ from __future__ import annotations
 
 import ast
 import hashlib
-import importlib.util
 import json
 import os
 import re
-import sys
 from typing import Dict, Iterable, List, Optional, Tuple
 
-from mslint import __version__
-from mslint.directories import PROJECT_MARKERS
+from mslint.directories import cache_directory
+from mslint.fingerprint import code_digest
 from mslint.findings import CallSite, Finding
 from mslint.fixes import Fix
 from mslint.rules import registry
 
-CACHE_DIRECTORY_NAME = ".mslint_cache"
-ENVIRONMENT_VARIABLE = "MSLINT_CACHE_DIR"
 FORMAT = 6  # 3: findings in other files (helpers reached from this file's roots), call chains, mode marks; 4: fixes;
 # 5: a dependency's names read and their statements' digest; 6: project-wide searches for `X.name =`
-_PACKAGE_DIRECTORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # mslint/, not mslint/run/
-
-
-def cache_directory(root: str) -> str:
-    """MSLINT_CACHE_DIR if set; else .mslint_cache/ in the configuration's root when that is a
-    project's root (it holds pyproject.toml, setup.cfg, setup.py or .git: see
-    config.find_project_root); else the user's cache directory, so that linting a loose
-    directory never leaves a cache folder in it."""
-    explicit = os.environ.get(ENVIRONMENT_VARIABLE)
-    if explicit:
-        return explicit
-    if any(os.path.exists(os.path.join(root, marker)) for marker in PROJECT_MARKERS):
-        return os.path.join(root, CACHE_DIRECTORY_NAME)
-    return os.path.join(user_cache_directory(), "mslint")
-
-
-def user_cache_directory() -> str:
-    """The platform's per-user cache directory (XDG on Linux)."""
-    if sys.platform == "win32":
-        return os.environ.get("LOCALAPPDATA") or os.path.expanduser(os.path.join("~", "AppData", "Local"))
-    if sys.platform == "darwin":
-        return os.path.expanduser(os.path.join("~", "Library", "Caches"))
-    return os.environ.get("XDG_CACHE_HOME") or os.path.expanduser(os.path.join("~", ".cache"))
 
 
 def content_hash(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
-
-
-_CODE_DIGEST: Optional[str] = None
-
-
-def code_digest() -> str:
-    """A digest of mslint's own code and data (the engine and every checker) and of the
-    parser versions, so an upgrade or a local edit of a rule never reuses stale results."""
-    global _CODE_DIGEST
-    if _CODE_DIGEST is None:
-        digest = hashlib.sha256(f"{__version__} {sys.version_info[:2]} {_astroid_version()}".encode())
-        for directory in sorted({_PACKAGE_DIRECTORY, _checkers_directory()}):
-            for folder, subfolders, files in os.walk(directory):
-                subfolders[:] = sorted(d for d in subfolders if d != "__pycache__")
-                for name in sorted(files):
-                    if name.endswith((".py", ".json")):
-                        with open(os.path.join(folder, name), "rb") as handle:
-                            digest.update(name.encode() + b"\0" + handle.read())
-        _CODE_DIGEST = digest.hexdigest()
-    return _CODE_DIGEST
-
-
-def _checkers_directory() -> str:
-    # found, not imported: importing the checkers loads astroid, which a warm run never needs
-    spec = importlib.util.find_spec("mslint.checkers")
-    return os.path.abspath(list(spec.submodule_search_locations)[0])
-
-
-_VERSION_LINE = re.compile(rb"""^__version__\s*=\s*["']([^"']+)["']""", re.MULTILINE)
-
-
-def _astroid_version() -> str:
-    """astroid's version, read from its __pkginfo__.py (importing astroid, or asking
-    importlib.metadata, costs a warm run more than all its other work)."""
-    try:
-        spec = importlib.util.find_spec("astroid")
-        with open(os.path.join(os.path.dirname(spec.origin), "__pkginfo__.py"), "rb") as handle:
-            found = _VERSION_LINE.search(handle.read())
-        return found.group(1).decode() if found else "?"
-    except (AttributeError, ImportError, OSError, TypeError):  # not found: the digest still covers mslint
-        return "?"
 
 
 class ModuleParts:
