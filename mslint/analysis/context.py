@@ -7,7 +7,7 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple, Type
 
 from astroid import nodes
 
-from mslint.analysis import lattice
+from mslint.analysis import interpreter, lattice
 from mslint.project.classes import ClassIndex
 from mslint.config import Config
 from mslint.findings import CallSite, Finding, finding_at
@@ -29,7 +29,7 @@ class ModuleContext:
         self.resolver.register_module(module)
         self.classes = ClassIndex(self.resolver, config.extra_jit_decorators, config.extra_cell_bases,
                                   libraries=library_classes())
-        self.interpreter = lattice.Interpreter(self.resolver, self.class_facts, self._resolve_class, self.classes,
+        self.interpreter = interpreter.Interpreter(self.resolver, self.class_facts, self._resolve_class, self.classes,
                                                flavour=(tuple(config.extra_jit_decorators),
                                                         tuple(config.extra_cell_bases)))
         self._facts: Dict[nodes.ClassDef, lattice.ClassFacts] = {}

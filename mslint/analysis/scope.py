@@ -18,6 +18,7 @@ from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 from astroid import nodes
 
 from mslint.analysis import lattice, parent_cells, stored_callables
+from mslint.analysis.interpreter import Interpreter
 from mslint.project import mindspore_names as msn
 from mslint.project.classes import ClassIndex, call_arguments, is_static_method, keyword_value
 from mslint.project.resolve import Resolver, assigned_values
@@ -226,7 +227,7 @@ class GraphScope:
     """The graph scope seen from one module: its roots and everything they reach."""
 
     def __init__(self, module: nodes.Module, resolver: Resolver, classes: ClassIndex,
-                 interpreter: lattice.Interpreter, graph_mode: str = "auto", strict: bool = False,
+                 interpreter: Interpreter, graph_mode: str = "auto", strict: bool = False,
                  build: bool = True, index: Optional[NodeIndex] = None, program_mode: Optional[str] = None):
         self.module = module
         self.resolver = resolver
