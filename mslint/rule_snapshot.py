@@ -5,7 +5,8 @@ A warm run reads every result from the cache; it still needs each rule's code, s
 severity and texts (to select rules, read suppression comments and print findings), and
 those live next to the checks in `mslint.checkers`, whose import costs more than the
 rest of such a run.  The first run that imports the checkers writes their metadata to
-`rules-<digest>.json` in the cache directory; later runs of the same mslint code (the
+`rules-<digest>.json` in $MSLINT_CACHE_DIR or the user's cache directory (never a
+project's .mslint_cache/); later runs of the same mslint code (the
 digest covers all of it) read that instead.  A snapshot that is missing, unreadable or
 from other code is ignored: the checkers are imported, as always.
 """

@@ -1,4 +1,5 @@
-"""Reporters: findings in, text out.  They see only findings (and the rule registry)."""
+"""Reporters: findings in, text out.  They see only findings (and the rule registry);
+`output` decides where the text goes (stdout or a file)."""
 from __future__ import annotations
 
 from typing import Callable, Dict, List, TextIO
