@@ -33,6 +33,21 @@ def test_wheel_contents(wheel):
         assert f"mslint/rule_docs/{rule.code}.md" in names
 
 
+def test_wheel_holds_every_module_of_every_layer(wheel):
+    """A layer package missing from pyproject's list would install a mslint that cannot import itself."""
+    names = set(zipfile.ZipFile(wheel).namelist())
+    expected = set()
+    for source, installed in (("mslint", "mslint"), ("checkers", "mslint/checkers")):
+        for folder, subfolders, files in os.walk(os.path.join(ROOT, source)):
+            subfolders[:] = [d for d in subfolders if d != "__pycache__"]
+            relative = os.path.relpath(folder, os.path.join(ROOT, source))
+            for name in files:
+                if name.endswith(".py"):
+                    expected.add(os.path.normpath(os.path.join(installed, relative, name)).replace(os.sep, "/"))
+    assert "mslint/analysis/interpreter.py" in expected and "mslint/frontends/cli.py" in expected
+    assert sorted(expected - names) == []
+
+
 def test_installed_wheel_explains_and_lints_outside_the_source_tree(wheel, tmp_path):
     target = tmp_path / "site"
     subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(target), str(wheel)],
