@@ -409,8 +409,8 @@ def analysis_identity(path: str, module_name: str) -> str:
     """What a cached analysis of a file must match besides its content: its module name, the
     program's mode (it decides which constructs are roots), and, for a module that may define a
     construct, which modules convert tensors and the names they mention (one of them may now
-    name one of its cells and pass it host values: mslint.analysis.parent_cells; what the analysis read
-    of the modules that did name them is recorded as it reads them)."""
+    name one of its cells and pass it host values: mslint.analysis.parent_cells; what the
+    analysis read of the modules that did name them is recorded as it reads them)."""
     identity = module_name + ("|pynative" if program_mode(path) == PYNATIVE else "")
     model = project_for(path)
     if b"construct" in (model.text(os.path.abspath(path)) or b""):

@@ -2,7 +2,8 @@
 
 An entry is keyed by the file's absolute path and holds, besides the findings (before
 suppression comments, which each front-end applies its own way):
-- the SHA-256 of the file's content and its dotted module name;
+- the SHA-256 of the file's content and its analysis identity (the dotted module name, the
+  program's mode, which modules convert tensors: project.index.analysis_identity);
 - of every other project module the analysis read (base classes, helpers, modules
   star-imported): its SHA-256 and, unless the analysis read it as a whole, the top-level
   names it looked up in it and a digest of the statements that bind them (see
