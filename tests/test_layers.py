@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 import os
-from typing import Dict, List, Set, Tuple
+from typing import Dict, List, Set
 
 import pytest
 
@@ -56,19 +56,16 @@ def layer_of(module: str) -> str:
     return "core"  # mslint itself, mslint.<module> and mslint.data
 
 
-def imports_of(module: str, path: str, modules: Dict[str, str]) -> List[Tuple[str, bool]]:
-    """(imported project module, at module level?) for every import statement of a module."""
+def imports_of(module: str, path: str, modules: Dict[str, str]) -> Set[str]:
+    """The project modules a module's import statements name (at any depth; not those under
+    `if TYPE_CHECKING:`, which never run)."""
     with open(path, encoding="utf-8") as handle:
         tree = ast.parse(handle.read(), path)
     is_package = path.endswith("__init__.py")
-    top_level = {id(node) for node in tree.body}
-    for node in tree.body:  # `if TYPE_CHECKING:` blocks are not imports at run time
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.dump(node.test):
-            top_level.discard(id(node))
     type_checking = {id(inner) for node in tree.body
                      if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.dump(node.test)
                      for inner in ast.walk(node)}
-    found = []
+    found = set()
     for node in ast.walk(tree):
         if id(node) in type_checking:
             continue
@@ -88,15 +85,13 @@ def imports_of(module: str, path: str, modules: Dict[str, str]) -> List[Tuple[st
             while name and name not in modules:  # `import mslint.run.cache` names the module itself
                 name = name.rpartition(".")[0]
             if name and name != module:
-                found.append((name, id(node) in top_level))
+                found.add(name)
     return found
 
 
-def import_graph(top_level_only: bool = False) -> Dict[str, Set[str]]:
+def import_graph() -> Dict[str, Set[str]]:
     modules = package_modules()
-    return {module: {target for target, at_top in imports_of(module, path, modules)
-                     if at_top or not top_level_only}
-            for module, path in modules.items()}
+    return {module: imports_of(module, path, modules) for module, path in modules.items()}
 
 
 def test_the_layers_cover_the_package():
