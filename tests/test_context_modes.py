@@ -6,14 +6,15 @@ import astroid
 from mslint.project.resolve import Resolver
 import ast
 
-from mslint.project import index as project
+from mslint.project import program_facts
 from mslint.analysis.scope import GRAPH, PYNATIVE, context_modes
 
 
 def _modes(source):
     """(what the astroid analysis finds, what the project index finds): they must agree."""
     module = astroid.parse(textwrap.dedent(source))
-    return context_modes(module, Resolver()), project._context_modes(ast.parse(textwrap.dedent(source)))
+    outside, inside = program_facts._context_modes(ast.parse(textwrap.dedent(source)))
+    return context_modes(module, Resolver()), outside | inside
 
 
 def test_argparse_branches_set_both_modes():

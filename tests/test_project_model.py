@@ -260,8 +260,9 @@ def test_a_project_that_only_runs_pynative_withholds_plain_construct_findings(tm
     assert "1 more finding withheld" in result.stderr and "--graph-mode always" in result.stderr
     text = subprocess.run([sys.executable, "-m", "mslint", "--no-cache", "model"], cwd=tmp_path,
                           capture_output=True, text=True)
-    assert text.stdout.splitlines()[-1] == ("1 more finding withheld: in code compiled only in GRAPH_MODE, and this "
-                                            "project only sets PYNATIVE_MODE (--graph-mode always shows them).")
+    assert text.stdout.splitlines()[-1] == (
+        "1 more finding withheld: in code compiled only in GRAPH_MODE, and every program that runs it runs PyNative "
+        "(a program that sets no mode runs PyNative; --graph-mode always shows them).")
     shown, _ = mslint(tmp_path, "--no-cache", "--graph-mode", "always", "model")
     assert places(shown) == {("model/net.py", 7, "MS101"), ("model/net.py", 12, "MS101")}
     assert pylint_places(pylint(tmp_path, "model")) == {("model/net.py", 12, "MS101")}
@@ -282,7 +283,7 @@ def test_a_project_that_may_compile_reports_plain_construct_findings(tmp_path, s
 
 
 def test_a_library_modules_demo_that_sets_pynative_does_not_decide_the_mode(tmp_path):
-    mode_project(tmp_path, train="net = Net()")
+    mode_project(tmp_path, train="ms.set_context(mode=ms.GRAPH_MODE)")
     net = tmp_path / "model" / "net.py"
     net.write_text(net.read_text() + '\n\nif __name__ == "__main__":\n    ms.set_context(mode=ms.PYNATIVE_MODE)\n')
     findings, result = mslint(tmp_path, "--no-cache", "model")
@@ -356,7 +357,11 @@ def test_show_settings_says_what_applies_to_a_file_and_where_it_comes_from(tmp_p
     assert lines[-1] == "  enabled rules: MS001, MS002, MS003, MS004, MS005, MS102"
     top = subprocess.run([sys.executable, "-m", "mslint", "--show-settings", "train.py"], cwd=tmp_path,
                          capture_output=True, text=True)
-    assert "  graph-mode: auto (the project's set_context modes: pynative)" in top.stdout.splitlines()
+    assert "  graph-mode: auto" in top.stdout.splitlines()
+    at = top.stdout.splitlines().index("  graph-mode: auto")
+    assert top.stdout.splitlines()[at + 1:at + 3] == [
+        "  programs that reach this file (PyNative only: plain constructs are not compiled):",
+        "    train.py (top-level code): PYNATIVE"]
     missing = subprocess.run([sys.executable, "-m", "mslint", "--show-settings", "nope.py"], cwd=tmp_path,
                              capture_output=True, text=True)
     assert missing.returncode == 2

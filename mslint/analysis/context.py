@@ -14,7 +14,7 @@ from mslint.findings import CallSite, Finding, finding_at
 from mslint.project.libraries import library_classes
 from mslint.project.resolve import Resolver
 from mslint.rules import Rule
-from mslint.project.index import program_mode
+from mslint.project.index import program_mode, program_note
 from mslint.analysis.scope import GraphFunction, GraphScope, NodeIndex, TypePositions, reach_steps
 
 
@@ -204,6 +204,9 @@ class ModuleContext:
             condition = gf.compiled_only_when  # the call that reaches the helper is in such a branch
         if condition:
             message = f"{message} ({condition})"
+        note = program_note(path) if gf is not None and not gf.graph_mode_only else None
+        if note:  # programs with different modes reach this module: say which one compiles it
+            message = f"{message} ({note})"
         found = finding_at(rule, node, message, path, reach, fix)  # fix: a mslint.fixes.Fix, or None
         marked = gf.graph_mode_only if gf is not None else (
             self._scope is not None and node is not None and self._scope.only_in_graph_mode(node))

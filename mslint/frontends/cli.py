@@ -342,14 +342,27 @@ def _show_settings(path: str, config_for) -> int:
     print(f"  exclude: {list(config.exclude)}")
     print(f"  extend-exclude: {list(config.extend_exclude)}")
     print(f"  target-version: {config.target_version}")
-    modes = sorted(model.modes()) or ["(never set)"]
-    print(f"  graph-mode: {config.graph_mode} (the project's set_context modes: {', '.join(modes)})")
+    print(f"  graph-mode: {config.graph_mode}")
+    _show_programs(model, path)
     print(f"  syntax-level: {config.syntax_level}")
     print(f"  allowed-constant-calls: {list(config.allowed_constant_calls)}")
     print(f"  extra-jit-decorators: {list(config.extra_jit_decorators)}")
     print(f"  jobs: {config.jobs or '(decided from the work)'}")
     print(f"  enabled rules: {', '.join(code for code, on in sorted(rules.items()) if on)}")
     return EXIT_CLEAN
+
+
+def _show_programs(model, path: str) -> None:
+    """The programs that reach a file and their modes (mslint.project.programs)."""
+    programs = model.programs().programs_of(path)
+    if not programs:
+        print("  programs: none reaches this file (library code: checked as graph code)")
+        return
+    mode = model.programs().mode_of(path)
+    verdict = "PyNative only: plain constructs are not compiled" if mode else "constructs may be compiled"
+    print(f"  programs that reach this file ({verdict}):")
+    for program in programs:
+        print(f"    {program.describe(os.getcwd())}")
 
 
 def _display(finding):

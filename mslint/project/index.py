@@ -19,7 +19,9 @@ import re
 import stat
 from typing import Dict, FrozenSet, Iterable, List, Optional, Set
 
-from mslint.project import module_files
+from mslint.project import module_files, program_facts
+from mslint.project import programs as programs_module
+from mslint.project.program_facts import GRAPH, PYNATIVE, UNKNOWN_MODE  # noqa: F401 - re-exported
 from mslint.directories import PROJECT_MARKERS
 
 # Directories never worth descending into: VCS, virtual environments, builds, caches.
@@ -29,9 +31,14 @@ SKIPPED_DIRECTORIES = frozenset({
 })
 MAX_PROJECT_FILES = 20000  # a bound on the walk, so a project root above a huge tree cannot stall a run
 
-GRAPH = "graph"
-PYNATIVE = "pynative"
-UNKNOWN_MODE = "unknown"  # a mode computed at run time (argparse, a config file)
+
+
+class _StoreSetting:
+    """Whether the program facts are kept in the cache directory (a run without a cache keeps none)."""
+    enabled = False
+
+
+STORE = _StoreSetting()
 
 
 def project_root(path: str) -> str:
@@ -53,14 +60,34 @@ def _root_of_directory(start: str) -> str:
         if any(os.path.exists(os.path.join(current, marker)) for marker in PROJECT_MARKERS):
             break
         parent = os.path.dirname(current)
-        if parent == current:  # no marker anywhere above: the top of the package chain
-            current = start
-            while os.path.isfile(os.path.join(current, "__init__.py")) and os.path.dirname(current) != current:
-                current = os.path.dirname(current)
+        if parent == current:  # no marker anywhere above: see _top_without_marker
+            current = _top_without_marker(start)
             break
         current = parent
     _ROOTS[start] = current
     return current
+
+
+def _top_without_marker(start: str) -> str:
+    """Without a project marker: the top of the package chain, and above a folder of plain
+    modules its parent while that holds scripts (a model zoo's `src/` without `__init__.py`
+    is imported by `train.py` beside it), so that the programs that import a module are in
+    its project whether or not a `.git` sits above them."""
+    current = start
+    while True:
+        parent = os.path.dirname(current)
+        if parent == current:
+            return current
+        if not (os.path.isfile(os.path.join(current, "__init__.py")) or _holds_python_files(parent)):
+            return current
+        current = parent
+
+
+def _holds_python_files(directory: str) -> bool:
+    try:
+        return any(name.endswith(".py") for name in os.listdir(directory))
+    except OSError:
+        return False
 
 
 def skipped_directory(directory: str, name: str) -> bool:
@@ -77,7 +104,8 @@ class Project:
         self._files: Optional[List[str]] = None
         self._texts: Dict[str, Optional[bytes]] = {}
         self._imports: Dict[str, FrozenSet[str]] = {}
-        self._modes: Optional[FrozenSet[str]] = None
+        self._programs: Optional[programs_module.ProgramModel] = None
+        self._facts_store: Optional[program_facts.FactStore] = None
         self._importers: Optional[Dict[str, Set[str]]] = None
         self._converting: Optional[Dict[str, FrozenSet[str]]] = None
         self._attribute_writes: Dict[str, bool] = {}
@@ -134,22 +162,29 @@ class Project:
         return self._imports[path]
 
     def _resolved_imports(self, path: str) -> Set[str]:
-        tree = _import_statements(self.text(path), path)
-        if tree is None:
-            return set()
+        return self._resolve(path, self.facts(path))
+
+    def facts(self, path: str) -> program_facts.FileFacts:
+        """What the file says about programs: imports, a __main__ block, set_context modes."""
+        return self._store().facts(path, self.text)
+
+    def _store(self) -> program_facts.FactStore:
+        if self._facts_store is None:
+            self._facts_store = program_facts.FactStore(self.root, STORE.enabled)
+        return self._facts_store
+
+    def _resolve(self, path: str, facts: program_facts.FileFacts) -> Set[str]:
         directory = os.path.dirname(path)
         found: Set[str] = set()
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                for alias in node.names:
-                    found.update(self._module_files(alias.name, directory))
-            elif isinstance(node, ast.ImportFrom):
-                if node.level:
-                    found.update(_relative_files(directory, node.level, node.module, [a.name for a in node.names]))
-                elif node.module:
-                    found.update(self._module_files(node.module, directory))
-                    for alias in node.names:
-                        found.update(self._module_files(f"{node.module}.{alias.name}", directory))
+        for level, module, names in facts.imports:
+            if level:
+                found.update(_relative_files(directory, level, module or None, list(names)))
+            elif not names:
+                found.update(self._module_files(module, directory))
+            else:
+                found.update(self._module_files(module, directory))
+                for name in names:
+                    found.update(self._module_files(f"{module}.{name}", directory))
         found.discard(path)
         return {f for f in found if self.contains(f)}
 
@@ -223,33 +258,20 @@ class Project:
                         self._converting[path] = names
         return self._converting
 
-    # -- modes -------------------------------------------------------------------------------
-    def modes(self) -> FrozenSet[str]:
-        """Every mode the project's programs set with `set_context(mode=...)`: GRAPH, PYNATIVE or
-        UNKNOWN_MODE.  PYNATIVE_MODE counts only in entry scripts (modules no other project
-        module imports: `train.py`, `eval.py`): a library module's `if __name__ == "__main__":`
-        demo says nothing about the programs that use the library.  (Any other mode can only
-        make constructs count as compiled, so it is taken wherever it is set.)"""
-        if self._modes is None:
-            modes: Set[str] = set()
-            files = self.files()
-            for path in files:
-                text = self.text(path)
-                if not (text and b"set_context" in text and b"mindspore" in text):
-                    continue
-                found = _context_modes(_parse(text, path))
-                if PYNATIVE in found and self.importers([path], files, direct=True):
-                    found = found - {PYNATIVE}
-                modes |= found
-            self._modes = frozenset(modes)
-        return self._modes
+    # -- programs ----------------------------------------------------------------------------
+    def programs(self) -> programs_module.ProgramModel:
+        """The project's programs, their modes, and which modules each reaches (built once)."""
+        if self._programs is None:
+            self._programs = programs_module.build_model(self.root, self.files(), self._store(), self.text,
+                                                         lambda path, facts: self.imports_of(path))
+        return self._programs
 
-    def runs_only_pynative(self) -> bool:
-        """Whether every mode the project sets is PYNATIVE_MODE (so a plain construct is never
-        compiled).  A project that never sets a mode keeps the old answer (compiled): under
-        MindSpore 1.x that is the default, and under 2.x such code is usually a library whose
-        users choose."""
-        return self.modes() == frozenset({PYNATIVE})
+    def modes(self) -> FrozenSet[str]:
+        """Every mode some program of the project runs in (for --show-settings)."""
+        found: Set[str] = set()
+        for program in self.programs().programs:
+            found |= program.modes
+        return frozenset(found)
 
 
 # What makes a host value out of a tensor (mslint.analysis.lattice tags its result "host").
@@ -300,32 +322,10 @@ def _module_path(stem: str) -> List[str]:
     return [init] if os.path.isfile(init) else []
 
 
-# An import statement at the start of a line (any indentation): `import a.b as c, d`,
-# `from .x import (y,\n z)`, `from x import y, z`.  Parsing only these is several times faster
-# than parsing the whole module, and the whole project is read this way.
-_IMPORT_STATEMENT = re.compile(
-    rb"^[ \t]*(?:from[ \t]+[\w.]+[ \t]+import[ \t]*(?:\([^)]*\)|[^\n;#]*)|import[ \t]+[^\n;#]+)", re.MULTILINE)
-
-
-def _import_statements(text: Optional[bytes], path: str) -> Optional[ast.Module]:
-    """A module made of the file's import statements only (each parsed on its own: one that
-    is really inside a string, or cut by a backslash, is left out)."""
-    if not text:
-        return None
-    body: List[ast.stmt] = []
-    for match in _IMPORT_STATEMENT.finditer(text):
-        statement = match.group(0).strip()
-        try:
-            body.extend(ast.parse(statement, filename=path).body)
-        except (SyntaxError, ValueError):
-            continue
-    return ast.Module(body=body, type_ignores=[])
-
-
 def _names_of_converting_classes(text: bytes, path: str) -> FrozenSet[str]:
     """The names of what the classes of a module whose own source converts a tensor build and
     store on self (`self.post = NumpyPost(...)`, `self.post = blocks.NumpyPost(...)`)."""
-    tree = _parse(text, path)
+    tree = program_facts.parse(text, path)
     if tree is None:
         return frozenset()
     lines = text.split(b"\n")
@@ -349,46 +349,6 @@ def identifiers(source: bytes) -> FrozenSet[str]:
     return frozenset(name.decode() for name in _IDENTIFIER.findall(source))
 
 
-def _parse(text: Optional[bytes], path: str) -> Optional[ast.Module]:
-    if not text:
-        return None
-    try:
-        return ast.parse(text, filename=path)
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
-        return None  # the file's own lint reports it
-
-
-def _context_modes(tree: Optional[ast.Module]) -> Set[str]:
-    modes: Set[str] = set()
-    if tree is None:
-        return modes
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Call):
-            continue
-        func = node.func
-        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
-        if name != "set_context":
-            continue
-        for keyword in node.keywords:
-            if keyword.arg == "mode":
-                modes |= _mode_values(keyword.value)
-    return modes
-
-
-def _mode_values(node: ast.expr) -> Set[str]:
-    """The modes an expression may evaluate to: both arms of a conditional, a literal, a constant's name."""
-    if isinstance(node, ast.IfExp):
-        return _mode_values(node.body) | _mode_values(node.orelse)
-    if isinstance(node, ast.Constant):
-        return {{0: GRAPH, 1: PYNATIVE}.get(node.value, UNKNOWN_MODE)}
-    name = node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", "")
-    if name == "PYNATIVE_MODE":
-        return {PYNATIVE}
-    if name == "GRAPH_MODE":
-        return {GRAPH}
-    return {UNKNOWN_MODE}
-
-
 _PROJECTS: Dict[str, Project] = {}
 
 
@@ -401,8 +361,14 @@ def project_for(path: str) -> Project:
 
 
 def program_mode(path: str) -> Optional[str]:
-    """PYNATIVE when the project of this file only ever sets PYNATIVE_MODE, else None."""
-    return PYNATIVE if project_for(path).runs_only_pynative() else None
+    """PYNATIVE when every program that reaches this module runs only PyNative (a plain
+    construct in it is then never compiled unless jit code reaches it), else None."""
+    return project_for(path).programs().mode_of(path)
+
+
+def program_note(path: str) -> Optional[str]:
+    """Which program compiles this module, when programs with different modes reach it."""
+    return project_for(path).programs().mixed_note(path)
 
 
 def analysis_identity(path: str, module_name: str) -> str:
@@ -411,8 +377,8 @@ def analysis_identity(path: str, module_name: str) -> str:
     construct, which modules convert tensors and the names they mention (one of them may now
     name one of its cells and pass it host values: mslint.analysis.parent_cells; what the
     analysis read of the modules that did name them is recorded as it reads them)."""
-    identity = module_name + ("|pynative" if program_mode(path) == PYNATIVE else "")
     model = project_for(path)
+    identity = module_name + model.programs().identity(path)
     if b"construct" in (model.text(os.path.abspath(path)) or b""):
         digest = hashlib.sha256()
         for converting, names in sorted(model.converting_modules().items()):

@@ -41,8 +41,8 @@ def closing_lines(findings: List[Finding], context: dict) -> List[str]:
 def withheld_note(count: int) -> str:
     """The line that says findings were withheld because the program never compiles the code."""
     findings = "finding" if count == 1 else "findings"
-    return (f"{count} more {findings} withheld: in code compiled only in GRAPH_MODE, and this project only "
-            "sets PYNATIVE_MODE (--graph-mode always shows them).")
+    return (f"{count} more {findings} withheld: in code compiled only in GRAPH_MODE, and every program that "
+            "runs it runs PyNative (a program that sets no mode runs PyNative; --graph-mode always shows them).")
 
 
 def headline(finding: Finding, text: Optional[str], color: bool = False, unsafe_fixes: bool = False) -> str:

@@ -492,6 +492,7 @@ def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches
     cache_for = cache if callable(cache) else (lambda _settings, _cache=cache: _cache)
     module_files.clear_file_caches()
     project.forget_projects()
+    project.STORE.enabled = cache is not None  # the program model is kept where the results are
     files = list(files)
     run_paths = {os.path.abspath(path): path for path in files}
     context = context_files(run_paths, config_for)
