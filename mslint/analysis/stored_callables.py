@@ -32,6 +32,7 @@ from typing import Dict, Iterator, List, Optional, Tuple
 from astroid import nodes
 
 from mslint.project.classes import is_static_method
+from mslint.project import mindspore_names as msn
 
 MAX_CANDIDATES = 32  # a registry of more callables than this is not followed (each would be analysed)
 MAX_DEPTH = 8  # steps from the stored expression to what it holds (names, tables, factories)
@@ -172,6 +173,10 @@ class _Reader:
         if _is_getattr_of_self(call):
             yield from self.self_attribute(call.args[1].value, depth)
             return
+        wrapped = self._transformed(call)
+        if wrapped is not None:  # grad_fn = value_and_grad(forward_fn, ...): calling it runs forward_fn
+            yield from self.values(wrapped, env, depth + 1)
+            return
         for value in self.values(call.func, env, depth + 1):
             if value.kind == CLASS:
                 yield _Value(INSTANCE, value.node, None, value.files)
@@ -184,6 +189,22 @@ class _Reader:
                     for result in self.values(returned.value, arguments, depth + 1):
                         yield _Value(result.kind, result.node, result.owner,
                                      value.files + (_file(function),) + result.files)
+
+    def _transformed(self, call: nodes.Call) -> Optional[nodes.NodeNG]:
+        """The function a transform wraps, when calling its result runs that function:
+        `value_and_grad(f, ...)`, `grad(f)`, `jit(f)`, `vmap(f)`, `ops.GradOperation(...)(f)`,
+        `functools.partial(f, ...)`."""
+        func = call.func
+        if isinstance(func, nodes.Call):  # ops.GradOperation(get_all=True)(f)
+            qualname = self.resolver.qualname(func.func) or ""
+            if msn.is_mindspore(qualname) and qualname.rsplit(".", 1)[-1] in _TRANSFORM_CLASSES:
+                return _first_argument(call, "fn")
+            return None
+        qualname = self.resolver.qualname(func) or ""
+        last = qualname.rsplit(".", 1)[-1]
+        if (msn.is_mindspore(qualname) and last in _TRANSFORMS) or qualname == "functools.partial":
+            return _first_argument(call, "fn")
+        return None
 
     def _instantiating_table(self, func) -> bool:
         """A project dict subclass whose `__getitem__` returns a call of what it looks up
@@ -200,6 +221,15 @@ class _Reader:
 
 
 _NESTED = (nodes.FunctionDef, nodes.ClassDef, nodes.Lambda)
+# MindSpore functions whose result, when called, runs the function they were given
+_TRANSFORMS = frozenset({"value_and_grad", "grad", "jit", "ms_function", "vmap", "jvp", "vjp", "shard", "recompute"})
+_TRANSFORM_CLASSES = frozenset({"GradOperation", "HyperMap", "Map"})
+
+
+def _first_argument(call: nodes.Call, keyword: str) -> Optional[nodes.NodeNG]:
+    if call.args and not isinstance(call.args[0], nodes.Starred):
+        return call.args[0]
+    return next((k.value for k in call.keywords or () if k.arg in (keyword, "function", "func")), None)
 _DICT_TYPES = frozenset({"builtins.dict", "collections.OrderedDict", "typing.OrderedDict"})
 
 
@@ -294,4 +324,6 @@ def _render(node) -> str:
 
 
 def _render_key(node) -> str:
+    if isinstance(node, nodes.Name):
+        return node.name
     return repr(node.value) if isinstance(node, nodes.Const) else "..."
