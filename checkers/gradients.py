@@ -78,17 +78,16 @@ def _forward_then_grad(ctx: ModuleContext, with_bprop: bool) -> Iterator[tuple]:
     if not _maybe_pynative(ctx):
         return
     for instance in inst.tracker(ctx).instances:
-        grads = [e for e in instance.events if e.kind == "grad" and e.value not in inst.VALUE_AND_GRAD
-                 and e.node.root() is ctx.module]
+        grads = [e for e in instance.events if e.kind == "grad" and e.node.root() is ctx.module]
         if not grads:
             continue
         classes = instance.classes()
-        holders = {c: _bprop_holder(ctx, c) for c in classes}
-        bprop = [c for c in classes if holders[c] is not None]
+        holders = {c: _bprop_holder(ctx, c) for c in _classes_inside(instance)}
+        bprop = [c for c in holders if holders[c] is not None]
         if with_bprop != bool(bprop):
             continue
-        names = [c.name for c in (bprop or classes)] + [q.rsplit(".", 1)[-1] for q in instance.ms_classes()
-                                                        if msn.is_cell_class_name(q)]
+        names = [c.name for c in classes] + [q.rsplit(".", 1)[-1] for q in instance.ms_classes()
+                                             if msn.is_cell_class_name(q)]
         if not names:
             continue  # not known to be a cell
         set_grads = inst.own_events(instance, "set_grad")
@@ -105,7 +104,18 @@ def _forward_then_grad(ctx: ModuleContext, with_bprop: bool) -> Iterator[tuple]:
             if any(s.scope is not grad.scope or s.position < first.position for s in set_grads):
                 continue
             inner = holders[bprop[0]] if bprop else None
-            yield grad, first, instance, names[0], (inner.name if inner is not None and inner is not bprop[0] else None)
+            yield grad, first, instance, names[0], (inner.name if inner is not None and inner not in classes else None)
+
+
+def _classes_inside(instance: inst.Instance) -> List[nodes.ClassDef]:
+    """The project classes of a differentiated cell and of every cell it holds: the network
+    inside `nn.WithLossCell(net, loss)` or a TrainOneStepCell, attributes its class stores."""
+    found: List[nodes.ClassDef] = []
+    for cell in inst.walk_inside(instance):
+        for cls in cell.classes():
+            if cls not in found:
+                found.append(cls)
+    return found
 
 
 _MAX_NESTING = 8
@@ -158,7 +168,8 @@ def _argument(grad: inst.Event) -> str:
     return call.args[0].as_string() if call.args else "the cell"
 
 
-def _message(grad: inst.Event, forward: inst.Event, name: str, bprop: bool, inner: Optional[str] = None) -> str:
+def _message(grad: inst.Event, forward: inst.Event, name: str, bprop: bool, inner: Optional[str] = None,
+             elsewhere: Optional[inst.Event] = None) -> str:
     what = f"{name}, which defines bprop" if bprop and inner is None else name
     if inner is not None:
         what = f"{name}, whose sub-cell {inner} defines bprop"
@@ -167,15 +178,32 @@ def _message(grad: inst.Event, forward: inst.Event, name: str, bprop: bool, inne
            "before the forward pass)" if bprop else
            "call set_grad() on it before the forward pass, or get the output and the gradients from one call of "
            "mindspore.value_and_grad")
+    if elsewhere is not None:
+        fix += (f"; set_grad() on '{elsewhere.node.func.expr.as_string()}' (line {elsewhere.node.lineno}) does not "
+                f"cover it: only the cell that is differentiated counts")
     return (f"'{_argument(grad)}' ({what}) is called forward at line {forward.node.lineno} and then differentiated "
             f"by {_api(grad)} without set_grad(): in PYNATIVE_MODE its forward runs a second time to build the "
             f"backward{effect}; {fix}")
 
 
+def _set_grad_inside(instance: inst.Instance) -> Optional[inst.Event]:
+    """A set_grad() call on a cell inside the differentiated one (it does not help: MindSpore
+    2.10 runs the forward twice unless the differentiated cell itself has set_grad())."""
+    for cell in inst.walk_inside(instance):
+        if cell is instance or cell in instance.origins():
+            continue
+        for event in cell.events:
+            if event.kind == "set_grad" and event.value is True and not event.path \
+                    and isinstance(event.node.func, nodes.Attribute):
+                return event
+    return None
+
+
 @implements(MISSING_SET_GRAD)
 def check_missing_set_grad(ctx: ModuleContext) -> Iterator[Finding]:
     for grad, forward, instance, name, inner in _forward_then_grad(ctx, with_bprop=True):
-        yield ctx.finding(MISSING_SET_GRAD, grad.node, _message(grad, forward, name, bprop=True, inner=inner),
+        message = _message(grad, forward, name, bprop=True, inner=inner, elsewhere=_set_grad_inside(instance))
+        yield ctx.finding(MISSING_SET_GRAD, grad.node, message,
                           fix=_set_grad_fix(ctx, instance))
 
 

@@ -153,3 +153,64 @@ def test_mindspore_runs_a_plain_objects_method_per_call_in_lax_and_rejects_it_in
     assert outcome in (result.stdout + result.stderr)
     if level == "STRICT":
         assert "if need to modify a member attribute of a class with self.count" in result.stderr
+
+
+# -- the differentiated cell is a wrapper around the network -----------------------------------
+# (how the gradient is taken, where set_grad() is called) -> (MS501 reported, forwards of Inner
+# per step on MindSpore 2.10: the forward call plus the gradient call)
+WRAPPED_TAIL = {
+    "withloss": ("loss_net = nn.WithLossCell(net, nn.MSELoss())\nSET_GRAD\n"
+                 "x = Tensor(np.ones(3, np.float32))\nout = loss_net(x, x)\n"
+                 "grads = ops.GradOperation()(loss_net)(x, x)\nprint(FORWARDS[0])\n"),
+    "value_and_grad": ("loss_net = nn.WithLossCell(net, nn.MSELoss())\nSET_GRAD\n"
+                       "x = Tensor(np.ones(3, np.float32))\nout = loss_net(x, x)\n"
+                       "grads = ms.value_and_grad(loss_net)(x, x)\nprint(FORWARDS[0])\n"),
+}
+WRAPPED_CASES = [
+    ("withloss", "", True, "2"),
+    ("withloss", "net.set_grad()", True, "2"),  # set_grad on the inner network does not help
+    ("withloss", "loss_net.set_grad()", False, "1"),
+    ("value_and_grad", "", True, "2"),
+    ("value_and_grad", "loss_net.set_grad()", False, "1"),
+]
+
+
+def _wrapped_program(how: str, set_grad: str) -> str:
+    head = NESTED_BPROP[:NESTED_BPROP.index("net = Outer()")]
+    return head + "net = Outer()\n" + WRAPPED_TAIL[how].replace("SET_GRAD", set_grad)
+
+
+@pytest.mark.parametrize("how, set_grad, reported, _forwards", WRAPPED_CASES)
+def test_ms501_asks_for_set_grad_on_the_differentiated_wrapper(project, how, set_grad, reported, _forwards):
+    source = _wrapped_program(how, set_grad)
+    findings = only(project.lint_source(source, relative="train.py"), "MS501")
+    assert bool(findings) is reported
+    if reported:
+        message = findings[0].message
+        assert "'loss_net' (WithLossCell, whose sub-cell Inner defines bprop)" in message
+        assert "`WithLossCell(...).set_grad()`" in message
+        assert ("set_grad() on 'net'" in message) is (set_grad == "net.set_grad()")
+
+
+def test_ms501_on_a_train_one_step_cell_that_is_differentiated(project):
+    source = NESTED_BPROP[:NESTED_BPROP.index("net = Outer()")] + textwrap.dedent('''
+        net = Outer()
+        step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), nn.SGD(net.trainable_params()))
+        x = Tensor(np.ones(3, np.float32))
+        loss = step(x, x)
+        grads = ops.GradOperation()(step)(x, x)
+    ''')
+    findings = only(project.lint_source(source, relative="train.py"), "MS501")
+    assert len(findings) == 1 and "'step' (TrainOneStepCell, whose sub-cell Inner defines bprop)" in findings[0].message
+
+
+@pytest.mark.mindspore
+@pytest.mark.skipif(not HAS_MINDSPORE, reason="needs the mindspore extra")
+@pytest.mark.parametrize("how, set_grad, _reported, forwards", WRAPPED_CASES)
+def test_mindspore_runs_the_forward_twice_unless_the_differentiated_cell_sets_grad(tmp_path, how, set_grad,
+                                                                                  _reported, forwards):
+    script = tmp_path / "train.py"
+    script.write_text(_wrapped_program(how, set_grad))
+    result = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.split()[-1] == forwards
