@@ -12,7 +12,6 @@ that needs, cheaply (the standard library's `ast`, no astroid tree, never import
 """
 from __future__ import annotations
 
-import ast
 import hashlib
 import os
 import re
@@ -70,24 +69,41 @@ def _root_of_directory(start: str) -> str:
 
 def _top_without_marker(start: str) -> str:
     """Without a project marker: the top of the package chain, and above a folder of plain
-    modules its parent while that holds scripts (a model zoo's `src/` without `__init__.py`
-    is imported by `train.py` beside it), so that the programs that import a module are in
-    its project whether or not a `.git` sits above them."""
+    modules its parent when a script there imports it (a model zoo's `src/` without
+    `__init__.py` is imported by `train.py` beside it as `src.network`), so that the programs
+    that import a module are in its project whether or not a `.git` sits above them."""
     current = start
     while True:
         parent = os.path.dirname(current)
         if parent == current:
             return current
-        if not (os.path.isfile(os.path.join(current, "__init__.py")) or _holds_python_files(parent)):
+        if not (os.path.isfile(os.path.join(current, "__init__.py")) or _imported_from_parent(current)):
             return current
         current = parent
 
 
-def _holds_python_files(directory: str) -> bool:
+_SCRIPTS_READ = 200  # a bound on the scripts read beside a folder (a crowded /tmp must not stall a run)
+
+
+def _imported_from_parent(directory: str) -> bool:
+    """Whether a module in the parent directory imports `directory` as a package."""
+    name = os.path.basename(directory)
+    parent = os.path.dirname(directory)
+    if not name.isidentifier():
+        return False
+    pattern = re.compile(rb"^[ \t]*(?:from|import)[ \t]+" + re.escape(name.encode()) + rb"\b", re.MULTILINE)
     try:
-        return any(name.endswith(".py") for name in os.listdir(directory))
+        scripts = sorted(n for n in os.listdir(parent) if n.endswith(".py"))[:_SCRIPTS_READ]
     except OSError:
         return False
+    for script in scripts:
+        try:
+            with open(os.path.join(parent, script), "rb") as handle:
+                if pattern.search(handle.read(1 << 20)):
+                    return True
+        except OSError:
+            continue
+    return False
 
 
 def skipped_directory(directory: str, name: str) -> bool:
@@ -106,6 +122,8 @@ class Project:
         self._imports: Dict[str, FrozenSet[str]] = {}
         self._programs: Optional[programs_module.ProgramModel] = None
         self._facts_store: Optional[program_facts.FactStore] = None
+        self._layout_digest: Optional[str] = None
+        self._marker_directories: Set[str] = set()
         self._importers: Optional[Dict[str, Set[str]]] = None
         self._converting: Optional[Dict[str, FrozenSet[str]]] = None
         self._attribute_writes: Dict[str, bool] = {}
@@ -116,6 +134,8 @@ class Project:
         if self._files is None:
             found: List[str] = []
             for directory, subdirectories, names in os.walk(self.root):
+                if any(marker in names or marker in subdirectories for marker in PROJECT_MARKERS):
+                    self._marker_directories.add(directory)
                 subdirectories[:] = sorted(d for d in subdirectories if not skipped_directory(directory, d))
                 found.extend(os.path.join(directory, n) for n in sorted(names) if n.endswith(".py"))
                 if len(found) >= MAX_PROJECT_FILES:
@@ -162,7 +182,19 @@ class Project:
         return self._imports[path]
 
     def _resolved_imports(self, path: str) -> Set[str]:
-        return self._resolve(path, self.facts(path))
+        return set(self._store().resolved_imports(path, self._layout(), lambda: self._resolve(path, self.facts(path))))
+
+    def _layout(self) -> str:
+        """What import resolution depends on besides a file's own text: the project's files and
+        the directories holding project markers (where the search for a module stops)."""
+        if self._layout_digest is None:
+            digest = hashlib.sha256()
+            for path in self.files():
+                digest.update(path.encode("utf-8", "surrogateescape") + b"\0")
+            for directory in sorted(self._marker_directories):
+                digest.update(b"marker:" + directory.encode("utf-8", "surrogateescape") + b"\0")
+            self._layout_digest = digest.hexdigest()
+        return self._layout_digest
 
     def facts(self, path: str) -> program_facts.FileFacts:
         """What the file says about programs: imports, a __main__ block, set_context modes."""
@@ -251,11 +283,9 @@ class Project:
         if self._converting is None:
             self._converting = {}
             for path in self.files():
-                text = self.text(path) or b""
-                if b"def construct" in text and converts_tensors(text):
-                    names = _names_of_converting_classes(text, path)
-                    if names:
-                        self._converting[path] = names
+                names = self.facts(path).converting_names
+                if names:
+                    self._converting[path] = names
         return self._converting
 
     # -- programs ----------------------------------------------------------------------------
@@ -274,16 +304,10 @@ class Project:
         return frozenset(found)
 
 
-# What makes a host value out of a tensor (mslint.analysis.lattice tags its result "host").
-_CONVERSIONS = re.compile(rb"\.(?:asnumpy|numpy|tolist)\s*\(")
-
-
 _IDENTIFIER = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 
 
-def converts_tensors(source: bytes) -> bool:
-    """Whether source text calls `.asnumpy()`, `.numpy()` or `.tolist()`."""
-    return _CONVERSIONS.search(source) is not None
+converts_tensors = program_facts.converts_tensors
 
 
 def _names_pattern(paths: Iterable[str]) -> "re.Pattern":
@@ -320,28 +344,6 @@ def _module_path(stem: str) -> List[str]:
         return [stem + ".py"]
     init = os.path.join(stem, "__init__.py")
     return [init] if os.path.isfile(init) else []
-
-
-def _names_of_converting_classes(text: bytes, path: str) -> FrozenSet[str]:
-    """The names of what the classes of a module whose own source converts a tensor build and
-    store on self (`self.post = NumpyPost(...)`, `self.post = blocks.NumpyPost(...)`)."""
-    tree = program_facts.parse(text, path)
-    if tree is None:
-        return frozenset()
-    lines = text.split(b"\n")
-    names: Set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ClassDef) and converts_tensors(b"\n".join(lines[node.lineno - 1:node.end_lineno])):
-            for assign in ast.walk(node):
-                if isinstance(assign, ast.Assign) and isinstance(assign.value, ast.Call) and any(
-                        isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
-                        and target.value.id == "self" for target in assign.targets):
-                    func = assign.value.func
-                    if isinstance(func, ast.Name):
-                        names.add(func.id)
-                    elif isinstance(func, ast.Attribute):
-                        names.add(func.attr)
-    return frozenset(names)
 
 
 def identifiers(source: bytes) -> FrozenSet[str]:

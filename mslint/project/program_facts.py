@@ -13,7 +13,7 @@ import hashlib
 import os
 import pickle
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 from mslint import __version__
@@ -34,6 +34,9 @@ class FileFacts:
     main_block: bool
     modes: FrozenSet[str]  # set_context modes outside the __main__ block
     main_modes: FrozenSet[str]  # set_context modes inside it
+    # names of what the classes that convert tensors store on self, for a module that defines
+    # a construct and converts a tensor (.asnumpy()) in a class: mslint.analysis.parent_cells
+    converting_names: FrozenSet[str] = frozenset()
     top_level_work: Optional[bool] = None  # read only when asked (it needs a full parse)
 
 
@@ -48,15 +51,19 @@ _IMPORT_STATEMENT = re.compile(
 def read_facts(text: Optional[bytes], path: str) -> FileFacts:
     """The facts of one file's text (an unreadable or unparsable file has none)."""
     if not text:
-        return FileFacts((), False, frozenset(), frozenset(), False)
+        return FileFacts((), False, frozenset(), frozenset(), frozenset(), False)
     modes: Set[str] = set()
     main_modes: Set[str] = set()
+    tree = None
     if b"set_context" in text:
         tree = parse(text, path)
         if tree is not None:
             modes, main_modes = _context_modes(tree)
+    converting: FrozenSet[str] = frozenset()
+    if b"def construct" in text and converts_tensors(text):
+        converting = _names_of_converting_classes(text, tree if tree is not None else parse(text, path))
     return FileFacts(tuple(_raw_imports(text, path)), _MAIN_BLOCK.search(text) is not None,
-                     frozenset(modes), frozenset(main_modes))
+                     frozenset(modes), frozenset(main_modes), converting)
 
 
 def parse(text: Optional[bytes], path: str) -> Optional[ast.Module]:
@@ -88,6 +95,36 @@ def _raw_imports(text: bytes, path: str) -> List[RawImport]:
         elif isinstance(node, ast.ImportFrom):
             found.append((node.level or 0, node.module or "", tuple(alias.name for alias in node.names)))
     return found
+
+
+# What makes a host value out of a tensor (mslint.analysis.lattice tags its result "host").
+_CONVERSIONS = re.compile(rb"\.(?:asnumpy|numpy|tolist)\s*\(")
+
+
+def converts_tensors(source: bytes) -> bool:
+    """Whether source text calls `.asnumpy()`, `.numpy()` or `.tolist()`."""
+    return _CONVERSIONS.search(source) is not None
+
+
+def _names_of_converting_classes(text: bytes, tree: Optional[ast.Module]) -> FrozenSet[str]:
+    """The names of what the classes of a module whose own source converts a tensor build and
+    store on self (`self.post = NumpyPost(...)`, `self.post = blocks.NumpyPost(...)`)."""
+    if tree is None:
+        return frozenset()
+    lines = text.split(b"\n")
+    names: Set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef) and converts_tensors(b"\n".join(lines[node.lineno - 1:node.end_lineno])):
+            for assign in ast.walk(node):
+                if isinstance(assign, ast.Assign) and isinstance(assign.value, ast.Call) and any(
+                        isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                        and target.value.id == "self" for target in assign.targets):
+                    func = assign.value.func
+                    if isinstance(func, ast.Name):
+                        names.add(func.id)
+                    elif isinstance(func, ast.Attribute):
+                        names.add(func.attr)
+    return frozenset(names)
 
 
 # -- top-level work ------------------------------------------------------------------------
@@ -264,6 +301,9 @@ class FactStore:
         self.root = root
         self.enabled = enabled
         self._entries: Dict[str, Tuple[int, int, FileFacts]] = {}
+        self._resolved: Dict[str, FrozenSet[str]] = {}  # valid for self._layout's project layout
+        self._layout: Optional[str] = None
+        self._unchanged: Set[str] = set()  # files whose stored facts were reused in this run
         self._changed = False
         if enabled:
             self._load()
@@ -275,23 +315,38 @@ class FactStore:
     def _load(self) -> None:
         try:
             with open(self._location(), "rb") as handle:
-                version, root, entries = pickle.load(handle)
+                version, root, entries, layout, resolved = pickle.load(handle)
         except Exception:  # noqa: BLE001 - a missing, old or damaged store is rebuilt
             return
         if version == __version__ + _FORMAT and root == self.root and isinstance(entries, dict):
             self._entries = entries
+            self._layout, self._resolved = layout, resolved
 
     def facts(self, path: str, read_text) -> FileFacts:
         """The facts of `path`; `read_text(path)` gives its bytes when they must be read."""
         signature = _signature(path)
         entry = self._entries.get(path)
         if entry is not None and signature is not None and entry[:2] == signature:
+            self._unchanged.add(path)
             return entry[2]
+        self._unchanged.discard(path)
         facts = read_facts(read_text(path), path)
         if signature is not None:
             self._entries[path] = signature + (facts,)
             self._changed = True
         return facts
+
+    def resolved_imports(self, path: str, layout: str, resolve) -> FrozenSet[str]:
+        """The project files `path` imports: kept while its text and the project's layout (its
+        files, where its markers are) are unchanged; else `resolve()`."""
+        if layout != self._layout:
+            self._layout, self._resolved = layout, {}
+        if path in self._unchanged and path in self._resolved:
+            return self._resolved[path]
+        found = frozenset(resolve())
+        self._resolved[path] = found
+        self._changed = True
+        return found
 
     def top_level_work(self, path: str, read_text) -> bool:
         facts = self.facts(path, read_text)
@@ -300,8 +355,7 @@ class FactStore:
             works = does_top_level_work(parse(text, path))
             signature = _signature(path)
             if signature is not None:
-                self._entries[path] = signature + (FileFacts(facts.imports, facts.main_block, facts.modes,
-                                                             facts.main_modes, works),)
+                self._entries[path] = signature + (replace(facts, top_level_work=works),)
                 self._changed = True
             return works
         return facts.top_level_work
@@ -314,14 +368,15 @@ class FactStore:
         try:
             location = self._location()
             os.makedirs(os.path.dirname(location), exist_ok=True)
-            write_atomically(location, pickle.dumps((__version__ + _FORMAT, self.root, entries),
-                                                    protocol=pickle.HIGHEST_PROTOCOL))
+            resolved = {path: found for path, found in self._resolved.items() if path in keep}
+            write_atomically(location, pickle.dumps((__version__ + _FORMAT, self.root, entries, self._layout,
+                                                     resolved), protocol=pickle.HIGHEST_PROTOCOL))
         except OSError:
             pass  # a read-only cache directory: the next run reads the files again
         self._changed = False
 
 
-_FORMAT = "|programs-1"
+_FORMAT = "|programs-2"
 
 
 def _signature(path: str) -> Optional[Tuple[int, int]]:
