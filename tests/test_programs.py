@@ -229,3 +229,35 @@ def test_the_program_model_is_reused_from_the_cache_and_follows_edits(tmp_path):
     shutil.rmtree(tmp_path / "graph_app")
     third, _ = mslint(tmp_path, ".")
     assert places(third) == {("pyn_app/net.py", 8, "MS101")}
+
+
+def test_one_finding_per_rule_and_site_whatever_the_roots_pass(tmp_path):
+    """Two roots pass different values to one helper: the messages differ, the problem is one."""
+    write(tmp_path, {
+        "helpers.py": '''
+            import numpy as np
+
+
+            def pad(x, n):
+                return np.zeros((n, 4)) + x.asnumpy()
+        ''',
+        "model.py": '''
+            from mindspore import nn
+            from helpers import pad
+
+
+            class A(nn.Cell):
+                def construct(self, x):
+                    return pad(x, 3)
+
+
+            class B(nn.Cell):
+                def construct(self, x):
+                    return pad(x, x.shape[0])
+        ''',
+    })
+    findings, _ = mslint(tmp_path, "--no-cache", ".")
+    sites = [(f["path"], f["line"], f["column"], f["code"]) for f in findings]
+    assert len(sites) == len(set(sites)), sites
+    asnumpy = [f for f in findings if f["code"] == "MS101"]
+    assert len(asnumpy) == 1

@@ -127,7 +127,7 @@ def test_the_folder_reports_each_problem_once_at_the_helper_with_the_root_in_the
     by_path = {f["path"]: f for f in findings}
     helper = by_path["pkg/helpers.py"]
     # the shortest reach wins (then the first in order), and it names the root's file and line
-    assert helper["message"].endswith("(in to_host, called from Net.construct (model.py, line 8))")
+    assert helper["message"].endswith("(in to_host, called from Net.construct (model.py, line 8)) (1 more route)")
     base = by_path["pkg/base.py"]
     assert base["message"].endswith("(in Base.norm, called from Net.construct (model.py, line 7))")
 

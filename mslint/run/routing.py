@@ -10,8 +10,9 @@ module turns the findings of all of a run's analyses into what the run reports:
   outside the linted paths) is reported at the last call on its way that is in a file of
   the run: "calls to_host (helpers.py:5, not in this run): ...";
 - a finding outside the project (an installed library) is not the user's to fix: dropped;
-- the same problem found by several analyses is reported once, with its shortest reach
-  (and as compiled in any mode when one of them says so).
+- the same problem (one rule, one place) found by several analyses or roots is reported
+  once, with its shortest reach and how many other routes reach it (and as compiled in any
+  mode when one of them says so).
 
 Both front-ends use it, so they report the same findings whatever the file order, the
 number of jobs or the cache.
@@ -29,15 +30,25 @@ def route(findings: Iterable[Finding], run_paths: Dict[str, str], in_project: Ca
     """The findings a run reports.  `run_paths`: each file of the run, absolute path -> the
     path to show; `in_project`: whether an absolute path is project code."""
     chosen: Dict[tuple, Finding] = {}
+    routes: Dict[tuple, set] = {}
     for finding in findings:
         routed = _routed(finding, run_paths, in_project)
         if routed is None:
             continue
         key = _identity(routed, finding)
+        routes.setdefault(key, set()).add(finding.reach)
         best = chosen.get(key)
         if best is None or _preference(routed) < _preference(best):
             chosen[key] = routed
-    return sorted(chosen.values(), key=Finding.sort_key)
+    return sorted((_with_route_count(found, len(routes[key]) - 1) for key, found in chosen.items()),
+                  key=Finding.sort_key)
+
+
+def _with_route_count(finding: Finding, others: int) -> Finding:
+    """The finding of one problem reached from several roots says how many other ways reach it."""
+    if others <= 0 or not finding.reach:
+        return finding
+    return replace(finding, message=f"{finding.message} ({others} more {'route' if others == 1 else 'routes'})")
 
 
 def _routed(finding: Finding, run_paths: Dict[str, str], in_project: Callable[[str], bool]) -> Optional[Finding]:
@@ -62,11 +73,11 @@ def _routed(finding: Finding, run_paths: Dict[str, str], in_project: Callable[[s
 
 
 def _identity(routed: Finding, original: Finding) -> tuple:
-    """One problem: the rule, where it is reported, where the problem itself is, and what
-    is said of it (without the reach, which differs from one root to another)."""
+    """One problem: the rule, where it is reported and where the problem itself is.  What is
+    said of it may differ from one root to another (the reach, what a caller passes); the
+    user still has one thing to fix there."""
     origin = routed.origin or (os.path.abspath(original.path), original.line, original.column)
-    said = _without_reach(original.message) if original.reach else original.message
-    return (routed.code, routed.path, routed.line, routed.column, origin, said.split(_CONDITIONAL, 1)[0])
+    return (routed.code, routed.path, routed.line, routed.column, origin)
 
 
 def _preference(finding: Finding) -> Tuple:
