@@ -261,3 +261,27 @@ def test_one_finding_per_rule_and_site_whatever_the_roots_pass(tmp_path):
     assert len(sites) == len(set(sites)), sites
     asnumpy = [f for f in findings if f["code"] == "MS101"]
     assert len(asnumpy) == 1
+
+
+@pytest.mark.parametrize("mode, reported", [("GRAPH_MODE", True), ("PYNATIVE_MODE", False)])
+def test_model_train_compiles_the_network_in_a_graph_program_only(tmp_path, mode, reported):
+    write(tmp_path, {"net.py": CLIP_NET, "train.py": f'''
+        import mindspore as ms
+        from mindspore import nn
+        from mindspore.train import Model
+        from net import ClipNet
+
+
+        def main(dataset):
+            ms.set_context(mode=ms.{mode})
+            net = ClipNet()
+            model = Model(net, nn.CrossEntropyLoss(), nn.SGD(net.trainable_params(), 1e-2))
+            model.train(1, dataset)
+
+
+        if __name__ == "__main__":
+            main(None)
+    '''})
+    findings, result = mslint(tmp_path, "--no-cache", ".")
+    assert places(findings) == ({("net.py", 11, "MS101")} if reported else set())
+    assert ("withheld" in result.stderr) is not reported
