@@ -7,6 +7,7 @@ LAX runs them in the Python interpreter with a zero gradient.
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 
 from typing import Iterator, Optional
 
@@ -15,6 +16,7 @@ from astroid import Context, nodes
 from mslint.project import resolve
 from mslint.analysis.lattice import is_graph_value, is_self_attribute
 from mslint.checkers.concurrency import owns as concurrency_owns
+from mslint.checkers.third_party_related import related_by_conversion
 from mslint.project.classes import call_arguments
 from mslint.analysis.context import ModuleContext
 from mslint.data import replacements_for
@@ -168,6 +170,23 @@ def _has_variable_input(ctx: ModuleContext, call: nodes.Call, gf) -> bool:
 
 @implements(TENSOR_TO_NUMPY)
 def check_tensor_to_numpy(ctx: ModuleContext) -> Iterator[Finding]:
+    conversions = list(_conversions(ctx))
+    related = related_by_conversion(ctx, conversions, _external_calls(ctx)) if conversions else {}
+    for call, gf in conversions:
+        func = call.func
+        found = ctx.finding(
+            TENSOR_TO_NUMPY, call,
+            f"'{_spelled(call)}()' converts a tensor to {'a Python list' if func.attrname == 'tolist' else 'NumPy'} "
+            "in graph code: STRICT rejects it (AttributeError: "
+            f"cannot get attributes {func.attrname}), LAX runs it through JIT Fallback and the gradient through it "
+            "is zero",
+            gf,
+        )
+        yield replace(found, related=related[call]) if call in related else found
+
+
+def _conversions(ctx: ModuleContext):
+    """(call, graph function) of each `.asnumpy()` (and `.numpy()`, `.tolist()` of a tensor) in graph code."""
     for call, gf in ctx.graph_nodes(nodes.Call):
         func = call.func
         if not isinstance(func, nodes.Attribute) or call.args:
@@ -181,14 +200,7 @@ def check_tensor_to_numpy(ctx: ModuleContext) -> Iterator[Finding]:
                 continue  # a list or array already: converting it again is no new problem
         else:
             continue
-        yield ctx.finding(
-            TENSOR_TO_NUMPY, call,
-            f"'{_spelled(call)}()' converts a tensor to {'a Python list' if func.attrname == 'tolist' else 'NumPy'} "
-            "in graph code: STRICT rejects it (AttributeError: "
-            f"cannot get attributes {func.attrname}), LAX runs it through JIT Fallback and the gradient through it "
-            "is zero",
-            gf,
-        )
+        yield call, gf
 
 
 @implements(CALL_ON_TENSOR)

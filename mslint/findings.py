@@ -28,6 +28,17 @@ class CallSite:
 
 
 @dataclass(frozen=True)
+class Related:
+    """Another place that the same problem reaches and that needs its own change: a NumPy call on
+    the data a `.asnumpy()` converted, with its replacement."""
+
+    path: str
+    line: int  # 1-based
+    column: int  # 0-based (UTF-8 bytes, as Finding.column)
+    message: str
+
+
+@dataclass(frozen=True)
 class Finding:
     rule: Rule
     path: str
@@ -45,6 +56,7 @@ class Finding:
     # where the problem itself is, when the finding is reported at a call site leading to it
     origin: Optional[Tuple[str, int, int]] = None
     fix: Optional["Fix"] = None  # text edits that remove the problem (mslint --fix), or None
+    related: Tuple[Related, ...] = field(default=(), compare=False)  # the places the problem reaches
 
     @property
     def code(self) -> str:
@@ -71,6 +83,8 @@ class Finding:
             "help": self.rule.fix or None,
             "fix": None,  # the JSON reporter fills it in (edit columns need the file's text)
             "reach": list(self.reach),
+            "related": [{"path": r.path, "line": r.line, "column": r.column + 1, "message": r.message}
+                        for r in self.related],
             "url": self.rule.url,
         }
 

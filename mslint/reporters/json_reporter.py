@@ -3,6 +3,7 @@ Columns are 1-based characters, as in the text format."""
 from __future__ import annotations
 
 import json
+import os
 from typing import List, Optional, TextIO
 
 from mslint.findings import Finding
@@ -33,6 +34,10 @@ def as_dict(finding: Finding) -> dict:
         end_text = text if finding.end_line == finding.line else locations.source_line(finding.path,
                                                                                         finding.end_line)
         item["end_column"] = locations.character_column(end_text, finding.end_column)
+    for entry, related in zip(item["related"], finding.related):
+        entry["path"] = locations.display_path(related.path, os.getcwd())
+        entry["column"] = locations.character_column(locations.source_line(related.path, related.line),
+                                                     related.column)
     return item
 
 

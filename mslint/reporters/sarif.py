@@ -132,7 +132,19 @@ def _result(finding: Finding, line_text: Optional[str], key: tuple, occurrence: 
     }
     if finding.fix is not None:
         result["fixes"] = [_fix(finding, artifact)]
+    if finding.related:
+        result["relatedLocations"] = [_related_location(index, related, base)
+                                      for index, related in enumerate(finding.related, start=1)]
     return result
+
+
+def _related_location(index: int, related, base: str) -> dict:
+    uri = locations.relative_uri(related.path, base)
+    artifact = {"uri": uri, "uriBaseId": SOURCE_ROOT} if uri else {"uri": _file_uri(related.path)}
+    column = locations.utf16_column(locations.source_line(related.path, related.line), related.column)
+    return {"id": index, "message": {"text": related.message},
+            "physicalLocation": {"artifactLocation": artifact,
+                                 "region": {"startLine": related.line, "startColumn": column}}}
 
 
 def _fix(finding: Finding, artifact: dict) -> dict:

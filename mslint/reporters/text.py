@@ -2,6 +2,8 @@
 a caret under the span, a `help:` line, and the reach chain.  Columns are 1-based characters."""
 from __future__ import annotations
 
+import os
+
 from collections import Counter
 from typing import List, Optional, TextIO
 
@@ -22,6 +24,10 @@ def report(findings: List[Finding], out: TextIO, context: dict) -> None:
             out.write(f"    {paint('help:', 'bold', color)} {finding.rule.fix}\n")
         if finding.reach:
             out.write(f"    {paint('reach:', 'bold', color)} {' -> '.join(finding.reach)}\n")
+        for related in finding.related:
+            column = locations.character_column(locations.source_line(related.path, related.line), related.column)
+            out.write(f"    {paint('related:', 'bold', color)} {locations.display_path(related.path, os.getcwd())}:"
+                      f"{related.line}:{column}: {related.message}\n")
     out.writelines(line + "\n" for line in closing_lines(findings, context))
 
 

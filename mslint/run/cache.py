@@ -31,12 +31,13 @@ from typing import Dict, Iterable, List, Optional, Tuple
 
 from mslint.directories import cache_directory
 from mslint.fingerprint import code_digest
-from mslint.findings import CallSite, Finding
+from mslint.findings import CallSite, Finding, Related
 from mslint.fixes import Fix
 from mslint.rules import registry
 
-FORMAT = 6  # 3: findings in other files (helpers reached from this file's roots), call chains, mode marks; 4: fixes;
-# 5: a dependency's names read and their statements' digest; 6: project-wide searches for `X.name =`
+FORMAT = 7  # 3: findings in other files (helpers reached from this file's roots), call chains, mode marks; 4: fixes;
+# 5: a dependency's names read and their statements' digest; 6: project-wide searches for `X.name =`;
+# 7: related locations
 
 
 def content_hash(data: bytes) -> str:
@@ -331,14 +332,15 @@ def _encode(finding: Finding, entry_path: str) -> list:
     calls = [[c.path, c.line, c.column, c.end_line, c.end_column, c.callee] for c in finding.calls]
     return [finding.rule.code, finding.line, finding.column, finding.end_line, finding.end_column,
             finding.message, list(finding.reach), other, calls, finding.graph_mode_only,
-            finding.fix.encode() if finding.fix else None]
+            finding.fix.encode() if finding.fix else None,
+            [[r.path, r.line, r.column, r.message] for r in finding.related]]
 
 
 def _decode(path: str, item: list) -> Finding:
-    code, line, column, end_line, end_column, message, reach, other, calls, graph_mode_only, fix = item
+    code, line, column, end_line, end_column, message, reach, other, calls, graph_mode_only, fix, related = item
     rule = registry().get(code)
     if rule is None:
         raise KeyError(code)
     return Finding(rule, other or path, line, column, end_line, end_column, message, tuple(reach),
                    tuple(CallSite(*call) for call in calls), bool(graph_mode_only),
-                   fix=Fix.decode(fix))
+                   fix=Fix.decode(fix), related=tuple(Related(*r) for r in related))
