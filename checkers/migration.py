@@ -319,18 +319,24 @@ def _dropout_keep_prob(ctx: ModuleContext):
             yield call, value, keyword is not None
 
 
-def _right_keep_rate(value, by_keyword: bool) -> bool:
-    """The value is the keep rate MindSpore reads: keep_prob= by keyword (unless spelled as a drop
-    rate), or a positional spelled as a keep rate (`1 - drop`, `keep_prob`, a number of 0.5 or more,
-    a conditional whose arms all are)."""
+def _right_keep_rate(ctx: ModuleContext, value, by_keyword: bool) -> bool:
+    """The value is the keep rate MindSpore reads: a value that resolves to a number of 0.5 or
+    more (`keep_prob=dropout` where the config sets dropout = 0.9), keep_prob= by keyword unless
+    it is a number below 0.5, or a positional spelled as a keep rate (`1 - drop`, `keep_prob`, a
+    conditional whose arms all are).  A name that says "drop" passed as keep_prob= whose value
+    the analysis cannot read is taken at its keyword: the author wrote keep_prob."""
+    found = literal_of(value, ctx.resolver)
+    if found is not None and found.number is not None:
+        return found.number >= 0.5
     kind = dropout_rates.rate_kind(value)
-    return kind == dropout_rates.KEEP or (by_keyword and kind is None)
+    return kind == dropout_rates.KEEP or (by_keyword and (kind is None or isinstance(value, (nodes.Name,
+                                                                                            nodes.Attribute))))
 
 
 @implements(DROPOUT_KEEP_PROB)
 def check_dropout_keep_prob(ctx: ModuleContext) -> Iterator[Finding]:
     for call, value, by_keyword in _dropout_keep_prob(ctx):
-        if _right_keep_rate(value, by_keyword):
+        if _right_keep_rate(ctx, value, by_keyword):
             continue  # MS711: only the keyword is deprecated
         keep = number(value)
         spelled = dropout_rates.spelled(value)
@@ -352,7 +358,7 @@ def check_dropout_keep_prob(ctx: ModuleContext) -> Iterator[Finding]:
 @implements(DROPOUT_KEEP_PROB_DEPRECATED)
 def check_dropout_keep_prob_deprecated(ctx: ModuleContext) -> Iterator[Finding]:
     for call, value, by_keyword in _dropout_keep_prob(ctx):
-        if not _right_keep_rate(value, by_keyword):
+        if not _right_keep_rate(ctx, value, by_keyword):
             continue  # MS703: the value reads as a drop rate
         if _only_before_dropout_p(call):
             continue  # p= does not exist there: keep_prob is the only spelling
@@ -360,7 +366,7 @@ def check_dropout_keep_prob_deprecated(ctx: ModuleContext) -> Iterator[Finding]:
         yield ctx.finding(
             DROPOUT_KEEP_PROB_DEPRECATED, call,
             f"'{_layer(call)}({written})' gives the keep probability through the deprecated keep_prob "
-            f"({_DEPRECATION}; removed after 2.9): the behaviour is right; write p={dropout_rates.one_minus(value)}",
+            f"({_DEPRECATION}; 2.10 still accepts it): the behaviour is right; write p={dropout_rates.one_minus(value)}",
             fix=_keyword_dropout_fix(call, value) if by_keyword else _keep_rate_fix(call, value),
         )
 
@@ -448,6 +454,8 @@ def check_batchnorm_momentum(ctx: ModuleContext) -> Iterator[Finding]:
         momentum = found.number if found is not None else None
         if momentum is None or not 0 <= momentum < BN_MOMENTUM_THRESHOLD:
             continue
+        if _frozen_statistics(ctx, call):
+            continue  # the moving statistics are never updated: momentum has no effect
         written = f"momentum={momentum}" if not found.origin else \
             f"momentum={argument.as_string()}, which is {momentum} ({found.origin})"
         # the edit replaces a number written at the call; a name's value is changed where it is set
@@ -462,6 +470,16 @@ def check_batchnorm_momentum(ctx: ModuleContext) -> Iterator[Finding]:
             f"momentum={round(1 - momentum, 6)}",
             fix=fix,
         )
+
+
+_BN_USE_BATCH_STATISTICS_POSITION = 8  # nn.BatchNorm2d(num_features, eps, momentum, affine, 4 inits, use_batch_statistics)
+
+
+def _frozen_statistics(ctx: ModuleContext, call: nodes.Call) -> bool:
+    """`use_batch_statistics=False` (written, or a name or parameter default that is False):
+    the layer normalises with its moving statistics and never updates them."""
+    flag = literal_of(_argument(call, "use_batch_statistics", _BN_USE_BATCH_STATISTICS_POSITION), ctx.resolver)
+    return flag is not None and flag.value is False
 
 
 # -- graph scope ---------------------------------------------------------------------------

@@ -202,8 +202,8 @@ def test_keep_rates_are_a_deprecation_and_drop_rates_the_bug(project):
     found = project.lint_source(source, select=["MS703", "MS711"])
     by_line = {f.line: f for f in found}
     assert {line: f.code for line, f in by_line.items()} == {
-        7: "MS703", 8: "MS711", 9: "MS711", 10: "MS711", 11: "MS703", 12: "MS711", 13: "MS703", 14: "MS711",
-        15: "MS711", 16: "MS711"}
+        7: "MS703", 8: "MS711", 9: "MS711", 10: "MS711", 11: "MS703", 12: "MS711", 13: "MS711", 14: "MS711",
+        15: "MS711", 16: "MS711"}  # 13: keep_prob=<a name that says drop>, its value unknown: taken at its keyword
     # fix texts built from the expression: 1 - (1 - d) is d, never "1 - 1 - d"
     assert by_line[9].message.endswith("the behaviour is right; write p=dropout")
     assert by_line[10].message.endswith("write p=dropout")
@@ -211,10 +211,9 @@ def test_keep_rates_are_a_deprecation_and_drop_rates_the_bug(project):
     assert by_line[16].message.endswith("write p=a + b")
     assert by_line[14].message.endswith("write p=0.1")
     assert by_line[12].message.endswith("write p=1 - keep_prob")
-    assert "passes dropout, which reads as a drop rate, as keep_prob" in by_line[13].message
     assert "p=1 - 1 -" not in " ".join(f.message for f in found)
-    assert all(by_line[line].fix.applicability == "safe" for line in (8, 9, 10, 12, 14, 15, 16))
-    assert by_line[13].fix.applicability == "unsafe"
+    # (13 too: keep_prob=dropout -> p=1 - dropout does what the code does today)
+    assert all(by_line[line].fix.applicability == "safe" for line in (8, 9, 10, 12, 13, 14, 15, 16))
     assert by_line[8].rule.severity == "info" and by_line[7].rule.severity == "warning"
 
 
@@ -952,3 +951,43 @@ def test_attribute_only_a_graph_reached_method_sets_is_not_set_in_init(project):
     assert "'self._conv_idx' is assigned in graph code and it is not set in __init__" in by_line[14]
     assert "AttributeError: The 'Vae' object has no attribute '_conv_idx'." in by_line[14]
     assert "__init__ does not make it a Parameter" in by_line[15]  # ready is set in __init__
+
+
+def test_a_keep_rate_named_dropout_is_read_through_its_value(project):
+    """`keep_prob=dropout` is a keep rate when dropout resolves to 0.5 or more (a config value):
+    only the deprecation applies; a value below 0.5 is the PyTorch drop rate (MS703)."""
+    found = project.lint_source("""
+        from mindspore import nn
+
+        HIDDEN_DROPOUT = 0.9
+        ATTENTION_DROPOUT = 0.1
+
+
+        class Head(nn.Cell):
+            def __init__(self, dropout=0.8):
+                super().__init__()
+                self.a = nn.Dropout(keep_prob=HIDDEN_DROPOUT)
+                self.b = nn.Dropout(keep_prob=ATTENTION_DROPOUT)
+                self.c = nn.Dropout(keep_prob=dropout)
+                self.d = nn.Dropout(HIDDEN_DROPOUT)
+    """, select=["MS703", "MS711"])
+    assert {f.line: f.code for f in found} == {10: "MS711", 11: "MS703", 12: "MS711", 13: "MS711"}
+
+
+def test_momentum_of_a_batchnorm_that_never_updates_its_statistics_is_not_reported(project):
+    found = project.lint_source("""
+        from mindspore import nn
+
+
+        def _bn(channels, momentum=0.1, use_batch_statistics=False):
+            return nn.BatchNorm2d(channels, momentum=momentum, use_batch_statistics=use_batch_statistics)
+
+
+        class Body(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.frozen = nn.BatchNorm2d(8, momentum=0.1, use_batch_statistics=False)
+                self.trained = nn.BatchNorm2d(8, momentum=0.1)
+                self.helper = _bn(8)
+    """, select=["MS704"])
+    assert [f.line for f in found] == [12]
