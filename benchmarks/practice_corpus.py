@@ -151,10 +151,11 @@ def cmd_run(args) -> int:
             continue
         with open(report, encoding="utf-8") as handle:
             findings = json.load(handle)
-        internal = sum(1 for f in findings if f["code"].startswith("MS0"))
+        internal = sum(1 for f in findings if f["code"] == "MS003")
+        unparsable = sum(1 for f in findings if f["code"] in ("MS001", "MS002"))
         # Only totals: nobody should see a held-out finding before its review.
-        print(f"{entry['half']:9} {entry['name']:60} {len(findings):6} findings "
-              f"{internal:3} internal errors {seconds:7.1f} s")
+        print(f"{entry['half']:9} {entry['name']:52} {len(findings):6} findings {internal:3} internal errors "
+              f"{unparsable:4} files unparsable {seconds:7.1f} s")
     return 1 if failed else 0
 
 
