@@ -2,14 +2,27 @@
 
 Shared by practice_corpus.py and zoo_tree.py.  A mirror is a git directory that the session's
 fetch tool left under /work/.mirror/<owner>+<name>/ (either repo/ itself or repo/.git).  Trees
-are extracted with `git archive <commit> | tar -x` into folders outside this repository; their
+are extracted file by file from a recorded commit into folders outside this repository; their
 code is never committed here, only names, commits and counts.
 """
 from __future__ import annotations
 
 import os
 import shutil
+import importlib.util
 import subprocess
+
+
+def _load_run_corpora():
+    """scripts/run_corpora.py, whose file count the corpus tables use (scripts/ is not a package)."""
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scripts", "run_corpora.py")
+    spec = importlib.util.spec_from_file_location("mslint_run_corpora", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+run_corpora = _load_run_corpora()
 
 DEFAULT_MIRROR = "/work/.mirror"
 
@@ -81,16 +94,8 @@ def extract(gitdir: str, commit: str, dest: str, subdirs: list[str] | None = Non
 
 
 def count_python(root: str) -> tuple[int, int]:
-    """(number of .py files, number of lines in them) under root."""
-    files = lines = 0
-    for folder, dirs, names in os.walk(root):
-        dirs.sort()
-        for name in names:
-            if name.endswith(".py"):
-                files += 1
-                with open(os.path.join(folder, name), "rb") as handle:
-                    lines += sum(1 for _ in handle)
-    return files, lines
+    """(number of .py files, number of lines in them) under root: the count the corpus table uses."""
+    return run_corpora.count([root])
 
 
 def _git(gitdir: str, *args: str) -> str:

@@ -251,7 +251,11 @@ def parse_args(argv):
 
 def main(argv=None) -> int:
     args = parse_args(argv)
-    return args.func(args)
+    try:
+        return args.func(args)
+    except (OSError, KeyError, ValueError) as error:  # a missing or malformed manifest, an unreadable report
+        print(f"practice_corpus: {error}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

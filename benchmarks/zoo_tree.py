@@ -61,7 +61,11 @@ def main(argv=None) -> int:
     parser.add_argument("--count-only", action="store_true", help="count the tree already at --dest")
     parser.add_argument("--record", action="store_true", help="record the mirrors' newest commits")
     args = parser.parse_args(argv)
-    entries = read_manifest(args.manifest)
+    try:
+        entries = read_manifest(args.manifest)
+    except (OSError, KeyError, ValueError) as error:  # tomllib's TOMLDecodeError is a ValueError
+        print(f"zoo_tree: cannot read {args.manifest}: {error}", file=sys.stderr)
+        return 2
     if args.record:
         return record(entries, args.mirror, args.manifest)
 
