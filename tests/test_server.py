@@ -51,12 +51,15 @@ def make_project(root: Path) -> None:
 class Editor:
     """A language client with the diagnostics the server published, per document."""
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, capabilities: lsp.ClientCapabilities = None):
         self.root = root
+        self.capabilities = capabilities or lsp.ClientCapabilities()
         self.client = LanguageClient("mslint-tests", "1")
         self.published = {}
         self.arrived = asyncio.Event()
         self.versions = {}
+        self.refreshes = 0
+        self.registrations = []
 
         @self.client.feature(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
         def on_diagnostics(*args):
@@ -64,11 +67,20 @@ class Editor:
             self.published[params.uri] = params.diagnostics
             self.arrived.set()
 
+        @self.client.feature(lsp.WORKSPACE_DIAGNOSTIC_REFRESH)
+        def on_refresh(*args):
+            self.refreshes += 1
+            self.arrived.set()
+
+        @self.client.feature(lsp.CLIENT_REGISTER_CAPABILITY)
+        def on_register(*args):
+            self.registrations.extend(args[-1].registrations)
+
     async def start(self):
         env = dict(os.environ, MSLINT_CACHE_DIR=str(self.root / ".cache"))
         await self.client.start_io(sys.executable, "-m", "mslint", "server", cwd=str(self.root), env=env)
-        await self.client.initialize_async(lsp.InitializeParams(
-            capabilities=lsp.ClientCapabilities(), root_uri=path_to_uri(str(self.root)),
+        self.initialized = await self.client.initialize_async(lsp.InitializeParams(
+            capabilities=self.capabilities, root_uri=path_to_uri(str(self.root)),
             workspace_folders=[lsp.WorkspaceFolder(uri=path_to_uri(str(self.root)), name="example")]))
         self.client.initialized(lsp.InitializedParams())
 
@@ -113,11 +125,11 @@ class Editor:
                 pass
 
 
-def run(coroutine_function, tmp_path):
+def run(coroutine_function, tmp_path, capabilities: lsp.ClientCapabilities = None):
     make_project(tmp_path)
 
     async def session():
-        editor = Editor(tmp_path)
+        editor = Editor(tmp_path, capabilities)
         await editor.start()
         try:
             await coroutine_function(editor)
@@ -157,12 +169,52 @@ def test_diagnostics_match_the_command_and_carry_code_url_and_chain(tmp_path):
         assert to_host.code == "MS101" and to_host.severity == lsp.DiagnosticSeverity.Error
         [related] = to_host.related_information
         assert related.location.uri == editor.uri("pkg/model.py") and related.location.range.start.line == 11
-
-        pulled = await editor.client.text_document_diagnostic_async(lsp.DocumentDiagnosticParams(
-            text_document=lsp.TextDocumentIdentifier(uri=editor.uri("pkg/helpers.py"))))
-        assert as_rows(pulled.items) == as_rows(helpers)
+        # a client that cannot pull gets pushed diagnostics only: no pull provider to double them
+        assert editor.initialized.capabilities.diagnostic_provider is None
+        assert editor.initialized.capabilities.position_encoding == "utf-16"
 
     run(scenario, tmp_path)
+
+
+PULLING = lsp.ClientCapabilities(
+    text_document=lsp.TextDocumentClientCapabilities(diagnostic=lsp.DiagnosticClientCapabilities()),
+    workspace=lsp.WorkspaceClientCapabilities(
+        diagnostics=lsp.DiagnosticWorkspaceClientCapabilities(refresh_support=True),
+        did_change_watched_files=lsp.DidChangeWatchedFilesClientCapabilities(dynamic_registration=True)),
+    general=lsp.GeneralClientCapabilities(position_encodings=["utf-32", "utf-16"]))
+
+
+def test_a_client_that_pulls_gets_pulled_diagnostics_only_refreshes_and_watchers(tmp_path):
+    async def scenario(editor):
+        assert editor.initialized.capabilities.diagnostic_provider.inter_file_dependencies
+        assert editor.initialized.capabilities.position_encoding == "utf-32"
+        editor.open("pkg/model.py")
+        editor.open("pkg/helpers.py")
+
+        async def pull(relative):
+            report = await editor.client.text_document_diagnostic_async(lsp.DocumentDiagnosticParams(
+                text_document=lsp.TextDocumentIdentifier(uri=editor.uri(relative))))
+            return sorted(d.code for d in report.items)
+
+        assert await pull("pkg/helpers.py") == ["MS101"]
+        assert await pull("pkg/model.py") == ["MS711"]
+        # editing the model changes the helper's findings: the server asks the client to pull again
+        refreshes = editor.refreshes
+        editor.change("pkg/model.py", (editor.root / "pkg/model.py").read_text().replace("to_host(", "(")
+                      .replace("from pkg.helpers import to_host\n", ""))
+        assert await pull("pkg/helpers.py") == []
+        deadline = asyncio.get_running_loop().time() + TIMEOUT
+        while editor.refreshes == refreshes and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.05)
+        assert editor.refreshes > refreshes
+        assert editor.published == {}  # one channel: nothing pushed
+
+        [watchers] = editor.registrations
+        assert watchers.method == lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES
+        patterns = [w["globPattern"] for w in watchers.register_options["watchers"]]
+        assert patterns == ["**/*.py", "**/pyproject.toml", "**/setup.cfg", "**/.gitignore"]
+
+    run(scenario, tmp_path, PULLING)
 
 
 def test_edits_quick_fixes_fix_all_hover_and_a_syntax_error(tmp_path):
@@ -269,17 +321,16 @@ def test_a_failing_run_is_one_ms003_per_document_and_the_server_keeps_serving(tm
     make_project(tmp_path)
     server = MslintServer()
     uri = path_to_uri(str(tmp_path / "pkg" / "model.py"))
-    monkeypatch.setattr(MslintServer, "open_documents", lambda self: {uri: (tmp_path / "pkg" / "model.py").read_text()})
+    texts = {uri: (tmp_path / "pkg" / "model.py").read_text()}
 
     def broken(*args, **kwargs):
         raise RuntimeError("a rule's bug")
 
     monkeypatch.setattr(runner, "lint_run", broken)
-    found = server.lint()
+    found = server.lint(texts)
     assert [(f.code, f.line) for f in found[uri]] == [("MS003", 1)]
     assert "RuntimeError: a rule's bug" in found[uri][0].message
 
     monkeypatch.undo()
-    monkeypatch.setattr(MslintServer, "open_documents", lambda self: {uri: (tmp_path / "pkg" / "model.py").read_text()})
     monkeypatch.setenv("MSLINT_CACHE_DIR", str(tmp_path / ".cache"))
-    assert sorted(f.code for f in server.lint()[uri]) == ["MS101", "MS711"]  # the next run works again
+    assert sorted(f.code for f in server.lint(texts)[uri]) == ["MS101", "MS711"]  # the next run works again
