@@ -61,10 +61,13 @@ class Editor:
         self.refreshes = 0
         self.registrations = []
 
+        self.history = []  # (uri, version, codes) of every publication, in order
+
         @self.client.feature(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
         def on_diagnostics(*args):
             params = args[-1]
             self.published[params.uri] = params.diagnostics
+            self.history.append((params.uri, params.version, sorted(d.code for d in params.diagnostics)))
             self.arrived.set()
 
         @self.client.feature(lsp.WORKSPACE_DIAGNOSTIC_REFRESH)
@@ -334,3 +337,33 @@ def test_a_failing_run_is_one_ms003_per_document_and_the_server_keeps_serving(tm
     monkeypatch.undo()
     monkeypatch.setenv("MSLINT_CACHE_DIR", str(tmp_path / ".cache"))
     assert sorted(f.code for f in server.lint(texts)[uri]) == ["MS101", "MS711"]  # the next run works again
+
+
+def test_columns_in_each_position_encoding_never_split_a_character():
+    from mslint.frontends.lsp_convert import client_column, units
+
+    line = 'x = "随机😀" + y'
+    y = len(line[:line.index("y")].encode("utf-8"))  # findings count UTF-8 bytes
+    assert [client_column(line, y, encoding) for encoding in ("utf-8", "utf-16", "utf-32")] == [y, 13, 12]
+    assert units(line, "utf-8") == len(line.encode("utf-8")) and units(line, "utf-32") == len(line)
+    inside = len('x = "随'.encode("utf-8")) + 1  # a byte in the middle of 机
+    assert [client_column(line, inside, encoding) for encoding in ("utf-8", "utf-16", "utf-32")] == [8, 6, 6]
+    assert client_column(line, 10_000, "utf-16") == units(line, "utf-16")  # clamped to the line
+
+
+def test_rapid_edits_publish_only_the_current_version_last(tmp_path):
+    async def scenario(editor):
+        text = (editor.root / "pkg/model.py").read_text()
+        editor.open("pkg/model.py")
+        await editor.diagnostics("pkg/model.py", lambda found: len(found) == 2)
+        for i in range(30):
+            editor.change("pkg/model.py", f"# edit {i}\n" + text)
+        editor.change("pkg/model.py", text.replace("keep_prob=0.9", "p=0.1"))
+        last = editor.versions["pkg/model.py"]
+        await editor.diagnostics("pkg/model.py", lambda found: [d.code for d in found] == ["MS101"])
+        await asyncio.sleep(0.5)  # an outdated run's results would arrive now
+        versions = [(version, codes) for uri, version, codes in editor.history if uri == editor.uri("pkg/model.py")]
+        assert versions[-1] == (last, ["MS101"])
+        assert [v for v, _ in versions] == sorted(v for v, _ in versions)  # never an older version after a newer
+
+    run(scenario, tmp_path)
