@@ -67,3 +67,35 @@ def test_a_module_loaded_by_another_analysis_is_read_from_its_override(project):
     report = lint(project, ["pkg/model.py"], {"pkg/helpers.py": HELPERS.lstrip()})
     [finding] = report.findings  # at the call in model.py: helpers.py is not a file of the run
     assert (finding.code, finding.line) == ("MS101", 8) and "helpers.py:2" in finding.message
+
+
+def test_with_the_result_cache_an_entry_that_read_an_overridden_file_is_not_used_nor_stored(project, monkeypatch):
+    from mslint.run import runner
+    from mslint.run.cache import ResultCache
+
+    project.write("pkg/__init__.py", "")
+    project.write("pkg/helpers.py", HELPERS)
+    project.write("pkg/model.py", MODEL)
+    project.write("pkg/other.py", MODEL.replace("class Net", "class Other"))  # imports the helper too
+    project.write("pkg/unrelated.py", "from mindspore import nn\n\n\nclass Alone(nn.Cell):\n"
+                                      "    def construct(self, x):\n        return x.asnumpy()\n")
+    paths = [str(project.root / "pkg/helpers.py"), str(project.root / "pkg/unrelated.py")]
+    config = Config(root=str(project.root))
+
+    def run(overrides=None):
+        cache = ResultCache(str(project.root / ".cache"), "test")
+        report = lint_run(paths, config, cache=cache, overrides=overrides)
+        return sorted((os.path.basename(f.path), f.line, f.code) for f in report.findings)
+
+    on_disk = [("helpers.py", 2, "MS101"), ("unrelated.py", 6, "MS101")]
+    assert run() == on_disk  # model.py's and other.py's analyses are stored
+    analysed = []
+    original = runner._analyse
+    monkeypatch.setattr(runner, "_analyse", lambda path, *rest: analysed.append(os.path.basename(path))
+                        or original(path, *rest))
+    shifted = "# typed, not saved\n" + HELPERS.lstrip()
+    assert run({paths[0]: shifted}) == [("helpers.py", 3, "MS101"), ("unrelated.py", 6, "MS101")]
+    # the entries that read the helper are made again; unrelated.py's, which did not, is used
+    assert sorted(analysed) == ["helpers.py", "model.py", "other.py"]
+    analysed.clear()
+    assert run() == on_disk and analysed == []  # the disk's entries are still there, still valid

@@ -3,8 +3,9 @@
 The language server (mslint/frontends/server.py) hands over the texts of its open Python
 documents; this module runs them through the command's own run (`runner.lint_run`), with
 the unsaved texts as overrides, so importers outside the open files, the project model and
-routing all see the buffers.  When every buffer matches its file, the run uses the result
-cache, and the findings are exactly `mslint --format json` on those files.
+routing all see the buffers.  The result cache answers for the files whose analysis read no
+unsaved buffer; when every buffer matches its file, the findings are exactly
+`mslint --format json` on those files.
 
 A buffer that does not parse shows MS001 and nothing else, and the other files keep their
 last good state: their analyses read the buffer's last text that parsed.  A run can be
@@ -92,8 +93,7 @@ class BufferLinter:
                 config_for = config_module.PerFile()  # afresh: an edited pyproject.toml applies now
                 for path in texts:
                     config_for(path)
-                cache = caches_by_configuration() if not overrides else None
-                findings = runner.lint_run(sorted(texts), config_for, jobs=1, cache=cache,
+                findings = runner.lint_run(sorted(texts), config_for, jobs=1, cache=caches_by_configuration(),
                                            progress=_StopWhenOutdated(outdated), overrides=overrides).findings
             except Outdated:
                 return None

@@ -511,16 +511,19 @@ def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches
     `overrides`: path -> text for files whose text is not (yet) what is on disk, such as an
     editor's unsaved buffers.  The run reads them, everywhere, as if they were saved: their
     own analyses, the modules other analyses load, and the project model (who imports whom,
-    modes).  Such a run is serial and uses no result cache (its entries stand for the disk)."""
+    modes).  Such a run is serial; it takes from the result cache only the entries that read
+    none of the overridden files (the cache is told their texts' hashes, so an entry that read
+    one no longer matches), and stores nothing (its entries stand for files on disk)."""
     config_for = config if callable(config) else (lambda path, _config=config: _config)
     cache_for = cache if callable(cache) else (lambda _settings, _cache=cache: _cache)
     overrides = {os.path.abspath(path): text for path, text in (overrides or {}).items()}
     if overrides:
-        cache_for, jobs = (lambda _settings: None), 1
+        jobs = 1
+    override_bytes = {path: text.encode("utf-8", "surrogatepass") for path, text in overrides.items()}
     module_files.clear_file_caches()
     project.forget_projects()
-    for path, text in overrides.items():
-        project.project_for(path).use_text(path, text.encode("utf-8", "surrogatepass"))
+    for path, data in override_bytes.items():
+        project.project_for(path).use_text(path, data)
     files = list(files)
     run_paths = {os.path.abspath(path): path for path in files}
     context = context_files(run_paths, config_for)
@@ -533,7 +536,7 @@ def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches
         progress.start(len(files) + len(context))
     for path in files + context:
         if os.path.abspath(path) in overrides:
-            data, source, problem = None, overrides[os.path.abspath(path)], None
+            data, source, problem = override_bytes[os.path.abspath(path)], overrides[os.path.abspath(path)], None
         else:
             data, source, problem = _read(path)
         if problem is not None:
@@ -545,6 +548,8 @@ def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches
         if results is not None:
             if results not in used_caches:
                 used_caches.append(results)
+                for overridden, text in override_bytes.items():
+                    results.hashes.remember(overridden, text)
             digest = results.hashes.remember(path, data)
             identity = project.analysis_identity(path, module_name_for_file(path))
             cached = results.lookup(path, digest, identity)
@@ -553,7 +558,8 @@ def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches
                 if progress is not None:
                     progress.advance(1)
                 continue
-            stored[path] = (results, digest, identity)
+            if not overrides:
+                stored[path] = (results, digest, identity)
         pending.append((path, source, settings))
 
     if pending:
