@@ -69,7 +69,7 @@ def test_a_module_loaded_by_another_analysis_is_read_from_its_override(project):
     assert (finding.code, finding.line) == ("MS101", 8) and "helpers.py:2" in finding.message
 
 
-def test_with_the_result_cache_an_entry_that_read_an_overridden_file_is_not_used_nor_stored(project, monkeypatch):
+def test_with_the_result_cache_entries_are_checked_against_the_overrides_and_none_is_stored(project, monkeypatch):
     from mslint.run import runner
     from mslint.run.cache import ResultCache
 
@@ -97,5 +97,9 @@ def test_with_the_result_cache_an_entry_that_read_an_overridden_file_is_not_used
     assert run({paths[0]: shifted}) == [("helpers.py", 3, "MS101"), ("unrelated.py", 6, "MS101")]
     # the entries that read the helper are made again; unrelated.py's, which did not, is used
     assert sorted(analysed) == ["helpers.py", "model.py", "other.py"]
+    analysed.clear()
+    # a function added at the end leaves what model.py and other.py read of the helper as it was
+    added = HELPERS.lstrip() + "\n\ndef to_device(x):\n    return x\n"
+    assert run({paths[0]: added}) == on_disk and analysed == ["helpers.py"]
     analysed.clear()
     assert run() == on_disk and analysed == []  # the disk's entries are still there, still valid

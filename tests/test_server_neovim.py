@@ -11,10 +11,11 @@ import re
 import shutil
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
+
+from conftest import Project
 
 pytest.importorskip("pygls", reason="the server extra (pygls) is not installed")
 
@@ -99,15 +100,13 @@ class Block{i}(nn.Cell):
 
 
 def make_project(root: Path) -> None:
-    (root / "pyproject.toml").write_text("[project]\nname = 'example'\n")
-    (root / "pkg").mkdir()
-    (root / "pkg" / "__init__.py").write_text("")
-    (root / "pkg" / "helpers.py").write_text(textwrap.dedent(HELPERS).lstrip())
-    (root / "pkg" / "model.py").write_text(textwrap.dedent(MODEL).lstrip())
-    (root / "pkg" / "zh.py").write_text(CHINESE.lstrip(), encoding="utf-8")
+    project = Project(root)  # (writes pyproject.toml)
+    project.write("pkg/__init__.py", "")
+    project.write("pkg/helpers.py", HELPERS)
+    project.write("pkg/model.py", MODEL)
+    project.write("pkg/zh.py", CHINESE)
     blocks = "".join(BLOCK.format(i=i, size=i + 1) for i in range(300))
-    (root / "pkg" / "long.py").write_text("# a long model file\nimport mindspore as ms\nfrom mindspore import nn\n\n"
-                                          + blocks)
+    project.write("pkg/long.py", "# a long model file\nimport mindspore as ms\nfrom mindspore import nn\n\n" + blocks)
 
 
 RAPID_TARGET = 4 + 299 * 10 + 10  # the last line of Block299: its `return`

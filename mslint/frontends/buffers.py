@@ -3,9 +3,9 @@
 The language server (mslint/frontends/server.py) hands over the texts of its open Python
 documents; this module runs them through the command's own run (`runner.lint_run`), with
 the unsaved texts as overrides, so importers outside the open files, the project model and
-routing all see the buffers.  The result cache answers for the files whose analysis read no
-unsaved buffer; when every buffer matches its file, the findings are exactly
-`mslint --format json` on those files.
+routing all see the buffers.  The result cache answers for the files whose analysis read
+no part of an unsaved buffer that differs from its file; when every buffer matches its file,
+the findings are exactly `mslint --format json` on those files.
 
 A buffer that does not parse shows MS001 and nothing else, and the other files keep their
 last good state: their analyses read the buffer's last text that parsed.  A run can be

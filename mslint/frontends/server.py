@@ -149,10 +149,14 @@ class MslintServer(LanguageServer):
         asyncio.ensure_future(self._guarded())
 
     async def _guarded(self) -> None:
+        generation = self.generation
         try:
             await self.refresh()
         except Exception:  # noqa: BLE001 - never stop serving
             log.exception("publishing diagnostics failed")
+            if generation == self.generation:  # no findings rather than requests waiting for ever
+                self.findings, self.diagnostics, self.current = {}, {}, generation
+                self.settled.set()
 
     # -- initialisation -------------------------------------------------------------------------
     def choose_channel(self, capabilities: "lsp.ClientCapabilities") -> None:
@@ -186,7 +190,8 @@ def build_server() -> "MslintServer":
 
     @server.feature(lsp.INITIALIZE)
     def initialize(ls: MslintServer, params: lsp.InitializeParams) -> None:
-        ls.encoding = str(ls.workspace.position_encoding or convert.UTF16)  # pygls's choice, which it announces
+        chosen = ls.workspace.position_encoding  # pygls's choice, which it announces (a str or its enum)
+        ls.encoding = next((e for e in convert.ENCODINGS if chosen == e), convert.UTF16)
         ls.choose_channel(params.capabilities)
 
     @server.feature(lsp.INITIALIZED)

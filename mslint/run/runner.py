@@ -511,9 +511,10 @@ def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches
     `overrides`: path -> text for files whose text is not (yet) what is on disk, such as an
     editor's unsaved buffers.  The run reads them, everywhere, as if they were saved: their
     own analyses, the modules other analyses load, and the project model (who imports whom,
-    modes).  Such a run is serial; it takes from the result cache only the entries that read
-    none of the overridden files (the cache is told their texts' hashes, so an entry that read
-    one no longer matches), and stores nothing (its entries stand for files on disk)."""
+    modes).  Such a run is serial; it takes from the result cache the entries that still hold
+    for the overridden texts (the cache checks them against the texts, not the files: an
+    entry that read only parts of a file that the text leaves as they were holds), and
+    stores nothing (its entries stand for files on disk)."""
     config_for = config if callable(config) else (lambda path, _config=config: _config)
     cache_for = cache if callable(cache) else (lambda _settings, _cache=cache: _cache)
     overrides = {os.path.abspath(path): text for path, text in (overrides or {}).items()}
@@ -549,7 +550,7 @@ def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches
             if results not in used_caches:
                 used_caches.append(results)
                 for overridden, text in override_bytes.items():
-                    results.hashes.remember(overridden, text)
+                    results.hashes.use(overridden, text)
             digest = results.hashes.remember(path, data)
             identity = project.analysis_identity(path, module_name_for_file(path))
             cached = results.lookup(path, digest, identity)
