@@ -73,10 +73,11 @@ class MslintServer(LanguageServer):
         uri = convert.path_to_uri(path)
         if uri in self.workspace.text_documents:
             return convert.lines_of(self.workspace.text_documents[uri].source)
+        from mslint.run.runner import read_source
+
         try:
-            with open(path, encoding="utf-8", errors="replace", newline="") as handle:
-                return convert.lines_of(handle.read())
-        except OSError:
+            return convert.lines_of(read_source(path))  # decoded as the run decoded it (coding cookie)
+        except (OSError, UnicodeDecodeError, SyntaxError, LookupError):
             return None
 
     # -- linting --------------------------------------------------------------------------------
