@@ -141,7 +141,7 @@ def test_editors_page_covers_each_editor_with_the_server_and_the_plugin():
     assert server.startswith("The language server") and plugin.startswith("The pylint plugin")
     editors = re.split(r"^### ", server, flags=re.M)[1:]
     assert [e.splitlines()[0] for e in editors] == ["VS Code", "Neovim (0.11+)", "Helix (`languages.toml`)",
-                                                    "Emacs (eglot)", "Zed (`settings.json`)", "PyCharm"]
+                                                    "Emacs (eglot)", "Zed", "PyCharm"]
     for editor in editors:
         assert "mslint" in editor and "server" in editor  # each block starts `mslint server`
     sections = re.split(r"^### ", plugin, flags=re.M)[1:]

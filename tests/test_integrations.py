@@ -136,3 +136,43 @@ def test_pylint_from_stdin_clean_buffer(project):
     path = project.write("pkg/model.py", MODEL)  # the saved file has the problem, the buffer fixed it
     messages, result = pylint_like_vscode(project.root, path, MODEL.lstrip("\n").replace("y = x.asnumpy()", "y = x"))
     assert messages == [], result.stderr
+
+
+HELPERS = """
+def to_host(x):
+    return x.asnumpy()
+
+
+def to_list(x):
+    return x.asnumpy().tolist()
+"""
+CALLER = """
+from mindspore import nn
+
+from pkg.helpers import to_host, to_list
+
+
+class Net(nn.Cell):
+    def construct(self, x):
+        return to_host(x), to_list(x)
+"""
+
+
+def test_pylint_from_stdin_reports_a_helper_from_the_buffer_even_with_the_commands_cache(project):
+    # the findings in helpers.py come from model.py's analysis; the command's cache holds that
+    # analysis as it was made on helpers.py on disk, which the buffer no longer is
+    project.write("pkg/__init__.py", "")
+    path = project.write("pkg/helpers.py", HELPERS)
+    project.write("pkg/model.py", CALLER)
+    warm = subprocess.run([sys.executable, "-m", "mslint", "pkg"], cwd=project.root, capture_output=True, text=True,
+                          timeout=300)
+    assert "helpers.py:2:12: MS101" in warm.stdout and os.path.isdir(os.path.join(project.root, ".mslint_cache"))
+
+    shifted = "# a line typed on top\n" + HELPERS.lstrip("\n")
+    messages, result = pylint_like_vscode(project.root, path, shifted)
+    assert [(m["symbol"], m["line"], m["column"]) for m in messages] == [
+        ("tensor-to-numpy-in-graph", 3, 11), ("tensor-to-numpy-in-graph", 7, 11)], result.stderr
+
+    without_asnumpy = shifted.replace(".asnumpy()", "")
+    messages, result = pylint_like_vscode(project.root, path, without_asnumpy)
+    assert [(m["line"], m["message"].split(" converts")[0]) for m in messages] == [(7, "'x.tolist()'")], result.stderr

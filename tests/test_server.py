@@ -51,24 +51,39 @@ def make_project(root: Path) -> None:
 class Editor:
     """A language client with the diagnostics the server published, per document."""
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, capabilities: lsp.ClientCapabilities = None):
         self.root = root
+        self.capabilities = capabilities or lsp.ClientCapabilities()
         self.client = LanguageClient("mslint-tests", "1")
         self.published = {}
         self.arrived = asyncio.Event()
         self.versions = {}
+        self.refreshes = 0
+        self.registrations = []
+
+        self.history = []  # (uri, version, codes) of every publication, in order
 
         @self.client.feature(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
         def on_diagnostics(*args):
             params = args[-1]
             self.published[params.uri] = params.diagnostics
+            self.history.append((params.uri, params.version, sorted(d.code for d in params.diagnostics)))
             self.arrived.set()
+
+        @self.client.feature(lsp.WORKSPACE_DIAGNOSTIC_REFRESH)
+        def on_refresh(*args):
+            self.refreshes += 1
+            self.arrived.set()
+
+        @self.client.feature(lsp.CLIENT_REGISTER_CAPABILITY)
+        def on_register(*args):
+            self.registrations.extend(args[-1].registrations)
 
     async def start(self):
         env = dict(os.environ, MSLINT_CACHE_DIR=str(self.root / ".cache"))
         await self.client.start_io(sys.executable, "-m", "mslint", "server", cwd=str(self.root), env=env)
-        await self.client.initialize_async(lsp.InitializeParams(
-            capabilities=lsp.ClientCapabilities(), root_uri=path_to_uri(str(self.root)),
+        self.initialized = await self.client.initialize_async(lsp.InitializeParams(
+            capabilities=self.capabilities, root_uri=path_to_uri(str(self.root)),
             workspace_folders=[lsp.WorkspaceFolder(uri=path_to_uri(str(self.root)), name="example")]))
         self.client.initialized(lsp.InitializedParams())
 
@@ -113,11 +128,11 @@ class Editor:
                 pass
 
 
-def run(coroutine_function, tmp_path):
+def run(coroutine_function, tmp_path, capabilities: lsp.ClientCapabilities = None):
     make_project(tmp_path)
 
     async def session():
-        editor = Editor(tmp_path)
+        editor = Editor(tmp_path, capabilities)
         await editor.start()
         try:
             await coroutine_function(editor)
@@ -157,12 +172,52 @@ def test_diagnostics_match_the_command_and_carry_code_url_and_chain(tmp_path):
         assert to_host.code == "MS101" and to_host.severity == lsp.DiagnosticSeverity.Error
         [related] = to_host.related_information
         assert related.location.uri == editor.uri("pkg/model.py") and related.location.range.start.line == 11
-
-        pulled = await editor.client.text_document_diagnostic_async(lsp.DocumentDiagnosticParams(
-            text_document=lsp.TextDocumentIdentifier(uri=editor.uri("pkg/helpers.py"))))
-        assert as_rows(pulled.items) == as_rows(helpers)
+        # a client that cannot pull gets pushed diagnostics only: no pull provider to double them
+        assert editor.initialized.capabilities.diagnostic_provider is None
+        assert editor.initialized.capabilities.position_encoding == "utf-16"
 
     run(scenario, tmp_path)
+
+
+PULLING = lsp.ClientCapabilities(
+    text_document=lsp.TextDocumentClientCapabilities(diagnostic=lsp.DiagnosticClientCapabilities()),
+    workspace=lsp.WorkspaceClientCapabilities(
+        diagnostics=lsp.DiagnosticWorkspaceClientCapabilities(refresh_support=True),
+        did_change_watched_files=lsp.DidChangeWatchedFilesClientCapabilities(dynamic_registration=True)),
+    general=lsp.GeneralClientCapabilities(position_encodings=["utf-32", "utf-16"]))
+
+
+def test_a_client_that_pulls_gets_pulled_diagnostics_only_refreshes_and_watchers(tmp_path):
+    async def scenario(editor):
+        assert editor.initialized.capabilities.diagnostic_provider.inter_file_dependencies
+        assert editor.initialized.capabilities.position_encoding == "utf-32"
+        editor.open("pkg/model.py")
+        editor.open("pkg/helpers.py")
+
+        async def pull(relative):
+            report = await editor.client.text_document_diagnostic_async(lsp.DocumentDiagnosticParams(
+                text_document=lsp.TextDocumentIdentifier(uri=editor.uri(relative))))
+            return sorted(d.code for d in report.items)
+
+        assert await pull("pkg/helpers.py") == ["MS101"]
+        assert await pull("pkg/model.py") == ["MS711"]
+        # editing the model changes the helper's findings: the server asks the client to pull again
+        refreshes = editor.refreshes
+        editor.change("pkg/model.py", (editor.root / "pkg/model.py").read_text().replace("to_host(", "(")
+                      .replace("from pkg.helpers import to_host\n", ""))
+        assert await pull("pkg/helpers.py") == []
+        deadline = asyncio.get_running_loop().time() + TIMEOUT
+        while editor.refreshes == refreshes and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.05)
+        assert editor.refreshes > refreshes
+        assert editor.published == {}  # one channel: nothing pushed
+
+        [watchers] = editor.registrations
+        assert watchers.method == lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES
+        patterns = [w["globPattern"] for w in watchers.register_options["watchers"]]
+        assert patterns == ["**/*.py", "**/pyproject.toml", "**/setup.cfg", "**/.gitignore"]
+
+    run(scenario, tmp_path, PULLING)
 
 
 def test_edits_quick_fixes_fix_all_hover_and_a_syntax_error(tmp_path):
@@ -269,17 +324,46 @@ def test_a_failing_run_is_one_ms003_per_document_and_the_server_keeps_serving(tm
     make_project(tmp_path)
     server = MslintServer()
     uri = path_to_uri(str(tmp_path / "pkg" / "model.py"))
-    monkeypatch.setattr(MslintServer, "open_documents", lambda self: {uri: (tmp_path / "pkg" / "model.py").read_text()})
+    texts = {uri: (tmp_path / "pkg" / "model.py").read_text()}
 
     def broken(*args, **kwargs):
         raise RuntimeError("a rule's bug")
 
     monkeypatch.setattr(runner, "lint_run", broken)
-    found = server.lint()
+    found = server.lint(texts)
     assert [(f.code, f.line) for f in found[uri]] == [("MS003", 1)]
     assert "RuntimeError: a rule's bug" in found[uri][0].message
 
     monkeypatch.undo()
-    monkeypatch.setattr(MslintServer, "open_documents", lambda self: {uri: (tmp_path / "pkg" / "model.py").read_text()})
     monkeypatch.setenv("MSLINT_CACHE_DIR", str(tmp_path / ".cache"))
-    assert sorted(f.code for f in server.lint()[uri]) == ["MS101", "MS711"]  # the next run works again
+    assert sorted(f.code for f in server.lint(texts)[uri]) == ["MS101", "MS711"]  # the next run works again
+
+
+def test_columns_in_each_position_encoding_never_split_a_character():
+    from mslint.frontends.lsp_convert import client_column, units
+
+    line = 'x = "随机😀" + y'
+    y = len(line[:line.index("y")].encode("utf-8"))  # findings count UTF-8 bytes
+    assert [client_column(line, y, encoding) for encoding in ("utf-8", "utf-16", "utf-32")] == [y, 13, 12]
+    assert units(line, "utf-8") == len(line.encode("utf-8")) and units(line, "utf-32") == len(line)
+    inside = len('x = "随'.encode("utf-8")) + 1  # a byte in the middle of 机
+    assert [client_column(line, inside, encoding) for encoding in ("utf-8", "utf-16", "utf-32")] == [8, 6, 6]
+    assert client_column(line, 10_000, "utf-16") == units(line, "utf-16")  # clamped to the line
+
+
+def test_rapid_edits_publish_only_the_current_version_last(tmp_path):
+    async def scenario(editor):
+        text = (editor.root / "pkg/model.py").read_text()
+        editor.open("pkg/model.py")
+        await editor.diagnostics("pkg/model.py", lambda found: len(found) == 2)
+        for i in range(30):
+            editor.change("pkg/model.py", f"# edit {i}\n" + text)
+        editor.change("pkg/model.py", text.replace("keep_prob=0.9", "p=0.1"))
+        last = editor.versions["pkg/model.py"]
+        await editor.diagnostics("pkg/model.py", lambda found: [d.code for d in found] == ["MS101"])
+        await asyncio.sleep(0.5)  # an outdated run's results would arrive now
+        versions = [(version, codes) for uri, version, codes in editor.history if uri == editor.uri("pkg/model.py")]
+        assert versions[-1] == (last, ["MS101"])
+        assert [v for v, _ in versions] == sorted(v for v, _ in versions)  # never an older version after a newer
+
+    run(scenario, tmp_path)

@@ -2,8 +2,10 @@
 
 Pure functions of findings and document texts (the server in mslint/frontends/server.py does the I/O).
 Findings hold 1-based lines and 0-based UTF-8 byte columns; LSP positions are 0-based lines
-and UTF-16 code units (the protocol's default encoding), so every column is converted
-through the text of its line.
+and columns counted in the code units of the encoding the client and server agreed on at
+initialisation (UTF-8 bytes, UTF-16 code units, the protocol's default, or UTF-32 code points).
+Every column is converted through the text of its line, and a column that would fall inside
+a character is moved back to that character's start, so no range or edit splits one.
 """
 from __future__ import annotations
 
@@ -40,51 +42,60 @@ def lines_of(text: str) -> List[str]:
     return _LINE_BREAK.split(text)
 
 
-def utf16_column(line_text: Optional[str], byte_column: Optional[int]) -> int:
-    """The UTF-16 offset of a 0-based UTF-8 byte offset into a line (clamped to the line)."""
-    if byte_column is None or not line_text:
-        return max(0, byte_column or 0) if line_text is None else 0
-    prefix = line_text.encode("utf-8", "surrogatepass")[:max(0, byte_column)].decode("utf-8", "ignore")
-    return len(prefix.encode("utf-16-le", "surrogatepass")) // 2
+UTF8, UTF16, UTF32 = "utf-8", "utf-16", "utf-32"  # lsp.PositionEncodingKind's values
+ENCODINGS = (UTF8, UTF16, UTF32)
 
 
-def byte_column(line_text: str, utf16: int) -> int:
-    """The UTF-8 byte offset of a UTF-16 offset into a line."""
-    encoded = line_text.encode("utf-16-le", "surrogatepass")[:max(0, utf16) * 2]
-    return len(encoded.decode("utf-16-le", "ignore").encode("utf-8", "surrogatepass"))
+def units(text: str, encoding: str = UTF16) -> int:
+    """The length of a text in the code units of a position encoding."""
+    if encoding == UTF32:
+        return len(text)
+    if encoding == UTF8:
+        return len(text.encode("utf-8", "surrogatepass"))
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
-def _position(lines: Sequence[str], line: int, column: Optional[int]) -> lsp.Position:
+def client_column(line_text: str, byte_column: Optional[int], encoding: str = UTF16) -> int:
+    """The column, in the encoding's code units, of a 0-based UTF-8 byte offset into a line:
+    clamped to the line, and moved back to the start of a character it would cut."""
+    if not line_text or not byte_column or byte_column < 0:
+        return 0
+    prefix = line_text.encode("utf-8", "surrogatepass")[:byte_column].decode("utf-8", "ignore")
+    return units(prefix, encoding)
+
+
+def _position(lines: Sequence[str], line: int, column: Optional[int], encoding: str = UTF16) -> lsp.Position:
     index = min(max(line - 1, 0), max(len(lines) - 1, 0))
     text = lines[index] if lines else ""
-    return lsp.Position(line=index, character=utf16_column(text, column or 0))
+    return lsp.Position(line=index, character=client_column(text, column or 0, encoding))
 
 
-def finding_range(finding: Finding, lines: Sequence[str]) -> lsp.Range:
-    start = _position(lines, finding.line, finding.column)
+def finding_range(finding: Finding, lines: Sequence[str], encoding: str = UTF16) -> lsp.Range:
+    start = _position(lines, finding.line, finding.column, encoding)
     if finding.end_line is None or finding.end_column is None:
         index = start.line
-        end = lsp.Position(line=index, character=len((lines[index] if lines else "").encode("utf-16-le")) // 2)
+        end = lsp.Position(line=index, character=units(lines[index] if lines else "", encoding))
     else:
-        end = _position(lines, finding.end_line, finding.end_column)
+        end = _position(lines, finding.end_line, finding.end_column, encoding)
     return lsp.Range(start=start, end=end)
 
 
 # -- diagnostics --------------------------------------------------------------------------------
-def diagnostic(finding: Finding, lines: Sequence[str], lines_of_file) -> lsp.Diagnostic:
+def diagnostic(finding: Finding, lines: Sequence[str], lines_of_file, encoding: str = UTF16) -> lsp.Diagnostic:
     """`lines_of_file(path)` gives another file's lines, for the call chain's locations."""
     related = []
     for call in finding.calls:
         call_lines = lines_of_file(call.path) or []
-        call_range = lsp.Range(start=_position(call_lines, call.line, call.column),
+        call_range = lsp.Range(start=_position(call_lines, call.line, call.column, encoding),
                                end=_position(call_lines, call.end_line or call.line,
-                                             call.end_column if call.end_column is not None else call.column))
+                                             call.end_column if call.end_column is not None else call.column,
+                                             encoding))
         related.append(lsp.DiagnosticRelatedInformation(
             location=lsp.Location(uri=path_to_uri(call.path), range=call_range),
             message=f"graph code reaches this through the call of {call.callee}"))
     tags = [lsp.DiagnosticTag.Deprecated] if "deprecated" in finding.rule.symbol else None
     return lsp.Diagnostic(
-        range=finding_range(finding, lines),
+        range=finding_range(finding, lines, encoding),
         message=finding.message,
         severity=_SEVERITY.get(finding.rule.severity, lsp.DiagnosticSeverity.Warning),
         code=finding.code,
@@ -97,16 +108,17 @@ def diagnostic(finding: Finding, lines: Sequence[str], lines_of_file) -> lsp.Dia
 
 
 # -- code actions -------------------------------------------------------------------------------
-def _text_edits(fix: fixes_module.Fix, lines: Sequence[str]) -> List[lsp.TextEdit]:
+def _text_edits(fix: fixes_module.Fix, lines: Sequence[str], encoding: str) -> List[lsp.TextEdit]:
     edits = []
     for edit in fix.edits:
-        start = _position(lines, edit.line, edit.column)
-        end = _position(lines, edit.end_line, edit.end_column)
+        start = _position(lines, edit.line, edit.column, encoding)
+        end = _position(lines, edit.end_line, edit.end_column, encoding)
         edits.append(lsp.TextEdit(range=lsp.Range(start=start, end=end), new_text=edit.content))
     return edits
 
 
-def quick_fix(finding: Finding, uri: str, lines: Sequence[str], diagnostic_: lsp.Diagnostic) -> Optional[lsp.CodeAction]:
+def quick_fix(finding: Finding, uri: str, lines: Sequence[str], diagnostic_: lsp.Diagnostic,
+              encoding: str = UTF16) -> Optional[lsp.CodeAction]:
     if finding.fix is None:
         return None
     label = "" if finding.fix.applicability == fixes_module.SAFE else " (unsafe: review it)"
@@ -115,11 +127,12 @@ def quick_fix(finding: Finding, uri: str, lines: Sequence[str], diagnostic_: lsp
         kind=lsp.CodeActionKind.QuickFix,
         diagnostics=[diagnostic_],
         is_preferred=finding.fix.applicability == fixes_module.SAFE,
-        edit=lsp.WorkspaceEdit(changes={uri: _text_edits(finding.fix, lines)}),
+        edit=lsp.WorkspaceEdit(changes={uri: _text_edits(finding.fix, lines, encoding)}),
     )
 
 
-def disable_for_line(finding: Finding, uri: str, lines: Sequence[str], diagnostic_: lsp.Diagnostic) -> lsp.CodeAction:
+def disable_for_line(finding: Finding, uri: str, lines: Sequence[str], diagnostic_: lsp.Diagnostic,
+                     encoding: str = UTF16) -> lsp.CodeAction:
     """Append `# mslint: disable=CODE` to the finding's line, or the code to such a comment there."""
     index = min(max(finding.line - 1, 0), max(len(lines) - 1, 0))
     text = lines[index] if lines else ""
@@ -128,13 +141,12 @@ def disable_for_line(finding: Finding, uri: str, lines: Sequence[str], diagnosti
         codes = [c.strip() for c in existing.group(1).split(",") if c.strip()]
         start, end = existing.start(1), existing.end(1)
         new_text = ", ".join(codes + [finding.code])
-        edit_range = lsp.Range(start=lsp.Position(line=index, character=len(text[:start].encode("utf-16-le")) // 2),
-                               end=lsp.Position(line=index, character=len(text[:end].encode("utf-16-le")) // 2))
+        edit_range = lsp.Range(start=lsp.Position(line=index, character=units(text[:start], encoding)),
+                               end=lsp.Position(line=index, character=units(text[:end], encoding)))
     else:
         stripped = text.rstrip()
-        at = len(stripped.encode("utf-16-le")) // 2
-        edit_range = lsp.Range(start=lsp.Position(line=index, character=at),
-                               end=lsp.Position(line=index, character=len(text.encode("utf-16-le")) // 2))
+        edit_range = lsp.Range(start=lsp.Position(line=index, character=units(stripped, encoding)),
+                               end=lsp.Position(line=index, character=units(text, encoding)))
         new_text = f"  # mslint: disable={finding.code}"
     return lsp.CodeAction(
         title=f"Disable {finding.code} for this line",
@@ -144,9 +156,9 @@ def disable_for_line(finding: Finding, uri: str, lines: Sequence[str], diagnosti
     )
 
 
-def whole_document_edit(uri: str, before: str, after: str) -> lsp.WorkspaceEdit:
+def whole_document_edit(uri: str, before: str, after: str, encoding: str = UTF16) -> lsp.WorkspaceEdit:
     lines = lines_of(before)
-    end = lsp.Position(line=len(lines) - 1, character=len(lines[-1].encode("utf-16-le")) // 2)
+    end = lsp.Position(line=len(lines) - 1, character=units(lines[-1], encoding))
     return lsp.WorkspaceEdit(changes={uri: [lsp.TextEdit(range=lsp.Range(start=lsp.Position(line=0, character=0),
                                                                           end=end), new_text=after)]})
 

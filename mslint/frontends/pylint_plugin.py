@@ -219,6 +219,12 @@ def _module_findings(linter, module) -> List[Finding]:
             enabled[rule.code] = False
     data = _source_bytes(module)
     source = data.decode("utf-8", errors="replace")
+    cache = _STATE.cache_for(config)
+    if cache is not None and module.file:
+        # the text pylint checks (`--from-stdin`: the editor's buffer) is this file's content
+        # for the whole run: a cached analysis of an importer that read the file on disk no
+        # longer matches, and is made again on the buffer (its findings carry the buffer's lines)
+        cache.hashes.use(absolute, data)
     raw = list(_analysis(path, data, config, enabled,
                          lambda: _own_analysis(module, path, source, config, enabled)))
     if module.file:

@@ -1,14 +1,20 @@
 """`mslint server`: a language server over stdio (pygls), with live diagnostics and quick fixes.
 
-Every open document is linted together with the other open documents, so a helper edited in
-one buffer updates the findings of the models that reach it in another:
+Every open Python document is linted together with the others, as the command would lint
+them if they were saved (mslint/frontends/buffers.py): a helper edited in one buffer updates
+the findings of the models that reach it in another, and importers outside the open files
+count too.
 
-- when every open buffer matches its file on disk, through the command's own run
-  (`runner.lint_run`: the project model, the importers outside the run, the result cache),
-  so the diagnostics are exactly `mslint --format json` on those files;
-- when a buffer has unsaved changes, on the buffers' texts (`runner.lint_sources`).
+- Positions are counted in the encoding negotiated at initialisation (UTF-8, UTF-16 or
+  UTF-32: the client's first preference the server knows), for every range and edit.
+- One diagnostic channel per client: pull (`textDocument/diagnostic`) when the client can
+  pull and can be told to pull again (`workspace/diagnostic/refresh`: a buffer's edit
+  changes other buffers' findings); push (`textDocument/publishDiagnostics`) otherwise.
+- Edits are debounced (DEBOUNCE_SECONDS); a newer edit stops the run under way (between
+  files), and results are only ever sent for the documents' current versions.
+- Files changed on disk: watched through `workspace/didChangeWatchedFiles` where the client
+  can register watchers dynamically; otherwise every save checks again.
 
-Edits are debounced (DEBOUNCE_SECONDS) and linted off the event loop, one run at a time.
 The configuration is looked up afresh for every run, so a change to pyproject.toml applies
 without a restart.  Nothing a document contains can stop the server: a syntax error is
 MS001, a failing rule MS003, and anything else is logged and the server keeps serving.
@@ -17,9 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
-import threading
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from mslint import __version__
 from mslint import config as config_module
@@ -34,113 +38,166 @@ except ImportError:
     LanguageServer = object
 
 DEBOUNCE_SECONDS = 0.05
+# What is watched on disk: a helper's change, a configuration's, the files a run skips.
+WATCHED = ("**/*.py", "**/pyproject.toml", "**/setup.cfg", "**/.gitignore")
 log = logging.getLogger("mslint.frontends.server")
 
 
 class MslintServer(LanguageServer):
     def __init__(self):
         super().__init__("mslint", __version__)
-        self.findings: Dict[str, list] = {}  # uri -> the findings last published for it
-        self.lint_lock = threading.Lock()
+        from mslint.frontends.buffers import BufferLinter
+
+        self.linter = BufferLinter()
+        self.encoding = convert.UTF16 if convert else "utf-16"
+        self.pull = False  # the diagnostic channel: pull, else push
+        self.generation = 0  # bumped by every change: results of an older one are never sent
+        self.current = -1  # the generation self.findings are for
+        self.findings: Dict[str, list] = {}  # uri -> findings of the last run of the current generation
+        self.diagnostics: Dict[str, list] = {}  # uri -> those findings as diagnostics
+        self.versions: Dict[str, Optional[int]] = {}  # uri -> the document version they are for
         self.pending: Optional[asyncio.TimerHandle] = None
-        self.generation = 0  # bumped by every edit: a run started before it is stale
+        self.running: Optional[int] = None  # the generation of the run under way
+        self._settled: Optional[asyncio.Event] = None
 
     # -- documents ------------------------------------------------------------------------------
-    def open_documents(self) -> Dict[str, str]:
-        """uri -> text of every open document that is a Python file."""
+    def open_documents(self) -> Dict[str, Tuple[str, Optional[int]]]:
+        """uri -> (text, version) of every open document that is a Python file."""
         found = {}
         for uri, document in list(self.workspace.text_documents.items()):
             if uri.startswith("file:") and uri.endswith((".py", ".pyi")):
-                found[uri] = document.source
+                found[uri] = (document.source, document.version)
         return found
 
     def lines_of_file(self, path: str) -> Optional[List[str]]:
         uri = convert.path_to_uri(path)
         if uri in self.workspace.text_documents:
             return convert.lines_of(self.workspace.text_documents[uri].source)
+        from mslint.run.runner import read_source
+
         try:
-            with open(path, encoding="utf-8", errors="replace", newline="") as handle:
-                return convert.lines_of(handle.read())
-        except OSError:
+            return convert.lines_of(read_source(path))  # decoded as the run decoded it (coding cookie)
+        except (OSError, UnicodeDecodeError, SyntaxError, LookupError):
             return None
 
     # -- linting --------------------------------------------------------------------------------
-    def lint(self) -> Dict[str, list]:
-        """Lint every open document; uri -> findings (every open document has an entry)."""
-        from mslint.run import runner
-        from mslint.run.cache import caches_by_configuration
-        from mslint.findings import Finding
-        from mslint.rules import BAD_CONFIGURATION, INTERNAL_ERROR
-
-        texts = self.open_documents()
+    def lint(self, texts: Dict[str, str], generation: Optional[int] = None) -> Optional[Dict[str, list]]:
+        """uri -> findings for the given texts (every uri has an entry); None when a newer
+        change made the run outdated before it finished."""
         paths = {convert.uri_to_path(uri): uri for uri in texts}
-        by_uri: Dict[str, list] = {uri: [] for uri in texts}
-        if not texts:
-            return by_uri
-        with self.lint_lock:
-            try:
-                config_for = config_module.PerFile()  # afresh: an edited pyproject.toml applies now
-                for path in paths:
-                    config_for(path)
-                if all(_on_disk(path) == texts[uri] for path, uri in paths.items()):
-                    findings = runner.lint_run(sorted(paths), config_for, jobs=1,
-                                               cache=caches_by_configuration()).findings
-                else:
-                    findings = runner.lint_sources([(path, texts[uri]) for path, uri in sorted(paths.items())],
-                                                   config_for)
-            except config_module.ConfigError as error:
-                findings = [Finding(BAD_CONFIGURATION, path, 1, 0, None, None, str(error)) for path in paths]
-            except Exception as error:  # noqa: BLE001 - the server keeps serving
-                log.exception("mslint failed")
-                findings = [Finding(INTERNAL_ERROR, path, 1, 0, None, None,
-                                    f"mslint failed on this run: {type(error).__name__}: {error}") for path in paths]
-        for finding in findings:
-            uri = paths.get(os.path.abspath(finding.path))
-            if uri is not None:
-                by_uri[uri].append(finding)
-        return by_uri
+        outdated = (lambda: False) if generation is None else (lambda: generation != self.generation)
+        by_path = self.linter.lint({path: texts[uri] for path, uri in paths.items()}, outdated)
+        if by_path is None:
+            return None
+        return {paths[path]: found for path, found in by_path.items()}
 
-    def diagnostics_for(self, uri: str) -> list:
-        text = self.open_documents().get(uri)
-        lines = convert.lines_of(text) if text is not None else (self.lines_of_file(convert.uri_to_path(uri)) or [])
-        return [convert.diagnostic(f, lines, self.lines_of_file) for f in self.findings.get(uri, [])]
-
-    async def lint_and_publish(self) -> None:
+    async def refresh(self) -> None:
+        """Lint the open documents and, if nothing changed meanwhile, send the results."""
         generation = self.generation
+        snapshot = self.open_documents()
         loop = asyncio.get_running_loop()
-        results = await loop.run_in_executor(None, self.lint)
-        if generation != self.generation:
-            return  # an edit came in meanwhile: its own run publishes
-        closed = [uri for uri in self.findings if uri not in results]
+        self.running = generation
+        try:
+            results = await loop.run_in_executor(None, self.lint, {uri: text for uri, (text, _) in snapshot.items()},
+                                                 generation)
+        finally:
+            if self.running == generation:
+                self.running = None
+        if results is None or generation != self.generation:
+            return  # outdated: the newer change's own run sends its results
+        previous = self.diagnostics
         self.findings = results
-        for uri in list(results) + closed:
-            self.text_document_publish_diagnostics(
-                lsp.PublishDiagnosticsParams(uri=uri, diagnostics=self.diagnostics_for(uri) if uri in results else []))
+        self.diagnostics = {uri: [convert.diagnostic(f, convert.lines_of(snapshot[uri][0]), self.lines_of_file,
+                                                     self.encoding) for f in found]
+                            for uri, found in results.items()}
+        self.versions = {uri: version for uri, (_, version) in snapshot.items()}
+        self.current = generation
+        self.settled.set()
+        if self.pull:
+            if self.diagnostics != {uri: previous.get(uri) for uri in self.diagnostics}:
+                self.workspace_diagnostic_refresh(None)  # other buffers' findings may have changed
+            return
+        for uri in list(self.diagnostics) + [uri for uri in previous if uri not in self.diagnostics]:
+            self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(
+                uri=uri, diagnostics=self.diagnostics.get(uri, []), version=self.versions.get(uri)))
 
-    def schedule(self, delay: float = DEBOUNCE_SECONDS) -> None:
-        self.generation += 1
+    @property
+    def settled(self) -> asyncio.Event:
+        """Set when the findings are those of the current generation (made in the event loop)."""
+        if self._settled is None:
+            self._settled = asyncio.Event()
+        return self._settled
+
+    async def up_to_date(self) -> None:
+        """Wait until the findings are those of the documents as they are now."""
+        while self.current != self.generation:
+            if self.pending is None and self.running != self.generation:
+                self.schedule(0, changed=False)
+            self.settled.clear()
+            await self.settled.wait()
+
+    def schedule(self, delay: float = DEBOUNCE_SECONDS, changed: bool = True) -> None:
+        """Run again after `delay` seconds without a change (a change makes earlier runs outdated)."""
+        if changed:
+            self.generation += 1
         if self.pending is not None:
             self.pending.cancel()
         loop = asyncio.get_running_loop()
-        self.pending = loop.call_later(delay, lambda: asyncio.ensure_future(self._guarded()))
+        self.pending = loop.call_later(delay, self._start)
+
+    def _start(self) -> None:
+        self.pending = None
+        asyncio.ensure_future(self._guarded())
 
     async def _guarded(self) -> None:
+        generation = self.generation
         try:
-            await self.lint_and_publish()
+            await self.refresh()
         except Exception:  # noqa: BLE001 - never stop serving
             log.exception("publishing diagnostics failed")
+            if generation == self.generation:  # no findings rather than requests waiting for ever
+                self.findings, self.diagnostics, self.current = {}, {}, generation
+                self.settled.set()
 
+    # -- initialisation -------------------------------------------------------------------------
+    def choose_channel(self, capabilities: "lsp.ClientCapabilities") -> None:
+        """Pull when the client pulls and accepts refresh requests, else push; the server
+        then advertises the pull provider only to a client that will use it (a client that
+        gets both shows each finding twice)."""
+        text_document = capabilities.text_document
+        workspace = capabilities.workspace
+        self.pull = bool(text_document is not None and text_document.diagnostic is not None
+                         and workspace is not None and workspace.diagnostics is not None
+                         and workspace.diagnostics.refresh_support)
+        if not self.pull:
+            self.protocol.fm.features.pop(lsp.TEXT_DOCUMENT_DIAGNOSTIC, None)
+            self.protocol.fm.feature_options.pop(lsp.TEXT_DOCUMENT_DIAGNOSTIC, None)
 
-def _on_disk(path: str) -> Optional[str]:
-    try:
-        with open(path, encoding="utf-8", errors="surrogateescape", newline="") as handle:
-            return handle.read()
-    except OSError:
-        return None
+    def watch_files(self, capabilities: "lsp.ClientCapabilities") -> bool:
+        """Ask the client to report changes on disk, if it can register watchers dynamically."""
+        workspace = capabilities.workspace
+        watched = workspace.did_change_watched_files if workspace is not None else None
+        if watched is None or not watched.dynamic_registration:
+            return False
+        options = lsp.DidChangeWatchedFilesRegistrationOptions(
+            watchers=[lsp.FileSystemWatcher(glob_pattern=pattern) for pattern in WATCHED])
+        self.client_register_capability(lsp.RegistrationParams(registrations=[lsp.Registration(
+            id="mslint-watched-files", method=lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES, register_options=options)]))
+        return True
 
 
 def build_server() -> "MslintServer":
     server = MslintServer()
+
+    @server.feature(lsp.INITIALIZE)
+    def initialize(ls: MslintServer, params: lsp.InitializeParams) -> None:
+        chosen = ls.workspace.position_encoding  # pygls's choice, which it announces (a str or its enum)
+        ls.encoding = next((e for e in convert.ENCODINGS if chosen == e), convert.UTF16)
+        ls.choose_channel(params.capabilities)
+
+    @server.feature(lsp.INITIALIZED)
+    def initialized(ls: MslintServer, params: lsp.InitializedParams) -> None:
+        ls.watch_files(ls.client_capabilities)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: MslintServer, params: lsp.DidOpenTextDocumentParams) -> None:
@@ -152,10 +209,11 @@ def build_server() -> "MslintServer":
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: MslintServer, params: lsp.DidSaveTextDocumentParams) -> None:
-        ls.schedule(0)
+        ls.schedule(0)  # (also what catches changes on disk when the client watches no files)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: MslintServer, params: lsp.DidCloseTextDocumentParams) -> None:
+        ls.linter.forget(convert.uri_to_path(params.text_document.uri))
         ls.schedule(0)
 
     @server.feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES)
@@ -165,20 +223,23 @@ def build_server() -> "MslintServer":
     @server.feature(lsp.TEXT_DOCUMENT_DIAGNOSTIC,
                     lsp.DiagnosticOptions(identifier="mslint", inter_file_dependencies=True,
                                           workspace_diagnostics=False))
-    def pull_diagnostics(ls: MslintServer, params: lsp.DocumentDiagnosticParams):
-        ls.findings.update(ls.lint())
-        return lsp.RelatedFullDocumentDiagnosticReport(items=ls.diagnostics_for(params.text_document.uri))
+    async def pull_diagnostics(ls: MslintServer, params: lsp.DocumentDiagnosticParams):
+        await ls.up_to_date()  # (cancelled with the request when the client cancels it)
+        return lsp.RelatedFullDocumentDiagnosticReport(items=ls.diagnostics.get(params.text_document.uri, []))
 
     @server.feature(lsp.TEXT_DOCUMENT_CODE_ACTION,
                     lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix, convert.FIX_ALL_KIND]))
-    def code_actions(ls: MslintServer, params: lsp.CodeActionParams):
+    async def code_actions(ls: MslintServer, params: lsp.CodeActionParams):
+        await ls.up_to_date()  # edits are computed on the text the findings are for
         return _code_actions(ls, params)
 
     @server.feature(lsp.TEXT_DOCUMENT_HOVER)
-    def hover(ls: MslintServer, params: lsp.HoverParams):
+    async def hover(ls: MslintServer, params: lsp.HoverParams):
+        await ls.up_to_date()
         uri = params.text_document.uri
-        lines = convert.lines_of(ls.open_documents().get(uri, ""))
-        here = [f for f in ls.findings.get(uri, []) if convert.contains(convert.finding_range(f, lines), params.position)]
+        lines = convert.lines_of(ls.open_documents().get(uri, ("", None))[0])
+        here = [f for f in ls.findings.get(uri, [])
+                if convert.contains(convert.finding_range(f, lines, ls.encoding), params.position)]
         if not here:
             return None
         return lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=convert.hover_text(here)))
@@ -188,23 +249,24 @@ def build_server() -> "MslintServer":
 
 def _code_actions(ls: MslintServer, params: lsp.CodeActionParams) -> list:
     uri = params.text_document.uri
-    text = ls.open_documents().get(uri)
+    text = ls.open_documents().get(uri, (None, None))[0]
     if text is None:
         return []
     lines = convert.lines_of(text)
     only = params.context.only or []
     actions = []
+    encoding = ls.encoding
     wants_quick_fixes = not only or any(kind.startswith(lsp.CodeActionKind.QuickFix) for kind in only)
     if wants_quick_fixes:
         for finding in ls.findings.get(uri, []):
-            found_range = convert.finding_range(finding, lines)
+            found_range = convert.finding_range(finding, lines, encoding)
             if not convert.overlaps(found_range, params.range):
                 continue
-            diagnostic = convert.diagnostic(finding, lines, ls.lines_of_file)
-            fix = convert.quick_fix(finding, uri, lines, diagnostic)
+            diagnostic = convert.diagnostic(finding, lines, ls.lines_of_file, encoding)
+            fix = convert.quick_fix(finding, uri, lines, diagnostic, encoding)
             if fix is not None:
                 actions.append(fix)
-            actions.append(convert.disable_for_line(finding, uri, lines, diagnostic))
+            actions.append(convert.disable_for_line(finding, uri, lines, diagnostic, encoding))
     wants_fix_all = not only or any(convert.FIX_ALL_KIND.startswith(kind) for kind in only)
     if wants_fix_all and any(f.fix is not None and f.fix.applicability == "safe" for f in ls.findings.get(uri, [])):
         from mslint.fix.apply import fixed_text
@@ -218,7 +280,7 @@ def _code_actions(ls: MslintServer, params: lsp.CodeActionParams) -> list:
         if after != text:
             actions.append(lsp.CodeAction(title="Fix all mslint problems in file (safe fixes)",
                                           kind=convert.FIX_ALL_KIND,
-                                          edit=convert.whole_document_edit(uri, text, after)))
+                                          edit=convert.whole_document_edit(uri, text, after, encoding)))
     return actions
 
 

@@ -155,6 +155,11 @@ class Project:
                 self._texts[path] = None
         return self._texts[path]
 
+    def use_text(self, path: str, data: bytes) -> None:
+        """Read `path` as `data`, not from its file (an editor's unsaved buffer: mslint server)."""
+        self._texts[os.path.abspath(path)] = data
+        self._store().bypass(os.path.abspath(path))  # its stored facts are the file's, not this text's
+
     def writes_attribute(self, name: str) -> bool:
         """Whether some file of the project writes `X.name = ...` (also augmented) or
         `setattr(..., "name", ...)`: a module constant `name` may then change.  A running

@@ -304,6 +304,7 @@ class FactStore:
         self._resolved: Dict[str, FrozenSet[str]] = {}  # valid for self._layout's project layout
         self._layout: Optional[str] = None
         self._unchanged: Set[str] = set()  # files whose stored facts were reused in this run
+        self._bypassed: Set[str] = set()  # files read from other text than the file's (unsaved buffers)
         self._changed = False
         if enabled:
             self._load()
@@ -322,8 +323,15 @@ class FactStore:
             self._entries = entries
             self._layout, self._resolved = layout, resolved
 
+    def bypass(self, path: str) -> None:
+        """Read `path`'s facts from its text every time, and keep none of them."""
+        self._bypassed.add(path)
+        self._unchanged.discard(path)
+
     def facts(self, path: str, read_text) -> FileFacts:
         """The facts of `path`; `read_text(path)` gives its bytes when they must be read."""
+        if path in self._bypassed:
+            return read_facts(read_text(path), path)
         signature = _signature(path)
         entry = self._entries.get(path)
         if entry is not None and signature is not None and entry[:2] == signature:
@@ -341,6 +349,8 @@ class FactStore:
         files, where its markers are) are unchanged; else `resolve()`."""
         if layout != self._layout:
             self._layout, self._resolved = layout, {}
+        if path in self._bypassed:
+            return frozenset(resolve())
         if path in self._unchanged and path in self._resolved:
             return self._resolved[path]
         found = frozenset(resolve())
@@ -349,6 +359,8 @@ class FactStore:
         return found
 
     def top_level_work(self, path: str, read_text) -> bool:
+        if path in self._bypassed:
+            return does_top_level_work(parse(read_text(path), path))
         facts = self.facts(path, read_text)
         if facts.top_level_work is None:
             text = read_text(path)

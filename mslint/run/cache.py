@@ -169,6 +169,17 @@ class FileHashes:
         self._hashes[os.path.abspath(path)] = digest
         return digest
 
+    def use(self, path: str, data: bytes) -> None:
+        """For this run the file reads as `data`, not as on disk (an editor's unsaved buffer):
+        entries are checked against its hash and its parts, so an entry that read only parts
+        of it that the buffer left as they were (text and lines) still holds."""
+        path = os.path.abspath(path)
+        self.remember(path, data)
+        try:
+            self._parts[path] = ModuleParts(data)
+        except (SyntaxError, ValueError, UnicodeDecodeError, LookupError, MemoryError, RecursionError):
+            self._parts[path] = None
+
     def get(self, path: str) -> Optional[str]:
         path = os.path.abspath(path)
         if path not in self._hashes:

@@ -200,6 +200,7 @@ class _ModuleStore:
         self.record = record  # modules tell analyses which of their names they read (for the result cache)
         self.modules: "OrderedDict[str, Tuple[object, ReadLog, int]]" = OrderedDict()
         self.building: Dict[str, object] = {}
+        self.overrides: Dict[str, str] = {}  # absolute path -> the text to build instead of the file's
         self._builder = None
         self._evicted = 0
 
@@ -235,16 +236,19 @@ class _ModuleStore:
                 module_files.HOOKS.log.files.add(absolute)
                 module_files.HOOKS.log.whole.add(absolute)
             return self.building[absolute]
+        loading = source is None  # (another module's analysis loads it: a failure is the file's own to report)
+        if loading:
+            source = self.overrides.get(absolute)
         item = self.modules.get(absolute)
         if item is not None and (source is None or item[2] == hash(source)):
             self.modules.move_to_end(absolute)
             if module_files.HOOKS.log is not None:
                 module_files.HOOKS.log.merge(item[1])
             return item[0]
-        if source is not None:
+        if not loading:
             return self.build(path, source)
         try:
-            return self.build(path, read_source(path))
+            return self.build(path, read_source(path) if source is None else source)
         except Exception:  # noqa: BLE001 - unreadable or unparsable: the file's own lint run reports it
             return None
 
@@ -270,7 +274,7 @@ _COLLECT_AFTER_EVICTIONS = 48
 _SAVED_GC: List[tuple] = []
 
 
-def _start_session(share: bool = True) -> None:
+def _start_session(share: bool = True, overrides: Optional[Dict[str, str]] = None) -> None:
     """A fresh module store, loaded through the lean builder (also in each worker process).
 
     `share`: analyses may take each other's results (lattice.SHARED); a run that records
@@ -281,6 +285,7 @@ def _start_session(share: bool = True) -> None:
     lattice.SHARED.forget()
     lattice.SHARED.enabled = share
     _STORE = _ModuleStore(record=not share)
+    _STORE.overrides = dict(overrides or {})
     module_files.HOOKS.loader = _STORE.get
     module_files.HOOKS.log = None
     _SAVED_GC.append(gc.get_threshold())
@@ -388,6 +393,20 @@ def _check_syntax(source: str, path: str) -> None:
                                          path=path, error=exc) from exc
 
 
+def syntax_problem(path: str, source: str) -> Optional[Finding]:
+    """The MS001 finding of a text that does not parse, or None when it parses (parsed only:
+    the language server asks this of each edited buffer before a run)."""
+    import astroid
+
+    try:
+        _check_syntax(source, path)
+    except astroid.AstroidSyntaxError as error:
+        return _syntax_error(path, error)
+    except RecursionError:  # the run reports it (MS004)
+        return None
+    return None
+
+
 def _syntax_error(path: str, error) -> Finding:
     cause = getattr(error, "error", None)
     if not isinstance(cause, SyntaxError):  # CPython's parser itself gave up: MemoryError on very deep nesting
@@ -481,18 +500,32 @@ class RunReport:
 
 
 def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches = None,
-             progress: Optional[Progress] = None) -> RunReport:
+             progress: Optional[Progress] = None, overrides: Optional[Dict[str, str]] = None) -> RunReport:
     """Analyse the files, and the project modules outside them whose graph code may reach
     them (their importers); report each finding once, in a file of the run (mslint.run.routing).
 
     `config`: one configuration, or a function giving each file's (the nearest [tool.mslint]
     above it); `cache`: one result cache, or a function giving each configuration's; `jobs`
-    0: decided from the work (`worker_count`); `progress` is told as files are done."""
+    0: decided from the work (`worker_count`); `progress` is told as files are done.
+
+    `overrides`: path -> text for files whose text is not (yet) what is on disk, such as an
+    editor's unsaved buffers.  The run reads them, everywhere, as if they were saved: their
+    own analyses, the modules other analyses load, and the project model (who imports whom,
+    modes).  Such a run is serial; it takes from the result cache the entries that still hold
+    for the overridden texts (the cache checks them against the texts, not the files: an
+    entry that read only parts of a file that the text leaves as they were holds), and
+    stores nothing (its entries stand for files on disk)."""
     config_for = config if callable(config) else (lambda path, _config=config: _config)
     cache_for = cache if callable(cache) else (lambda _settings, _cache=cache: _cache)
+    overrides = {os.path.abspath(path): text for path, text in (overrides or {}).items()}
+    if overrides:
+        jobs = 1
+    override_bytes = {path: text.encode("utf-8", "surrogatepass") for path, text in overrides.items()}
     module_files.clear_file_caches()
     project.forget_projects()
     project.STORE.enabled = cache is not None  # the program model is kept where the results are
+    for path, data in override_bytes.items():
+        project.project_for(path).use_text(path, data)
     files = list(files)
     run_paths = {os.path.abspath(path): path for path in files}
     context = context_files(run_paths, config_for)
@@ -504,7 +537,10 @@ def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches
     if progress is not None:
         progress.start(len(files) + len(context))
     for path in files + context:
-        data, source, problem = _read(path)
+        if os.path.abspath(path) in overrides:
+            data, source, problem = override_bytes[os.path.abspath(path)], overrides[os.path.abspath(path)], None
+        else:
+            data, source, problem = _read(path)
         if problem is not None:
             raw.append(problem)  # (a context file's problem is not this run's: routing drops it)
             continue
@@ -514,6 +550,8 @@ def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches
         if results is not None:
             if results not in used_caches:
                 used_caches.append(results)
+                for overridden, text in override_bytes.items():
+                    results.hashes.use(overridden, text)
             digest = results.hashes.remember(path, data)
             identity = project.analysis_identity(path, module_name_for_file(path))
             cached = results.lookup(path, digest, identity)
@@ -522,14 +560,15 @@ def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches
                 if progress is not None:
                     progress.advance(1)
                 continue
-            stored[path] = (results, digest, identity)
+            if not overrides:
+                stored[path] = (results, digest, identity)
         pending.append((path, source, settings))
 
     if pending:
         jobs = worker_count(pending, jobs)
         share = not stored  # results to store: each analysis must read what its findings depend on
         if jobs <= 1 or len(pending) < SERIAL_BELOW:
-            _start_session(share)
+            _start_session(share, overrides)
             try:
                 analysed = _lint_many(tuple(pending), progress)
             finally:
