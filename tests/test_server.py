@@ -367,3 +367,31 @@ def test_rapid_edits_publish_only_the_current_version_last(tmp_path):
         assert [v for v, _ in versions] == sorted(v for v, _ in versions)  # never an older version after a newer
 
     run(scenario, tmp_path)
+
+
+def test_programs_and_related_locations_as_the_command_reports_them(tmp_path):
+    """Issue 25/26 through the server: a PyNative program's module is quiet, the GRAPH one's is
+    reported; MS101 carries the downstream NumPy calls as relatedInformation."""
+    from test_programs import two_programs
+    from test_related_locations import HELPERS as SCIPY_HELPERS, SAMPLER
+    from test_project_model import write
+
+    two_programs(tmp_path / "apps")
+    write(tmp_path / "sampling", {"sampler.py": SAMPLER, "helpers.py": SCIPY_HELPERS})
+
+    async def scenario(editor):
+        editor.open("apps/graph_app/net.py")
+        editor.open("apps/pyn_app/net.py")
+        editor.open("sampling/sampler.py")
+        graph = await editor.diagnostics("apps/graph_app/net.py", lambda found: len(found) == 1)
+        assert [(d.code, d.range.start.line) for d in graph] == [("MS101", 7)]
+        sampler = await editor.diagnostics("sampling/sampler.py", lambda found: len(found) == 1)
+        related = [(r.location.uri.rsplit("/", 1)[-1], r.location.range.start.line, r.message)
+                   for r in sampler[0].related_information]
+        assert ("sampler.py", 13, "'np.where' (numpy.where) works on the converted data: use mindspore.ops.where "
+                "or mindspore.numpy.where") in related
+        assert ("helpers.py", 4, "'linear_sum_assignment' (scipy.optimize.linear_sum_assignment) works on the "
+                "converted data: use mindspore.scipy.optimize.linear_sum_assignment") in related
+        assert list(await editor.diagnostics("apps/pyn_app/net.py", lambda found: True)) == []
+
+    run(scenario, tmp_path)

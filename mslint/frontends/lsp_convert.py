@@ -93,6 +93,12 @@ def diagnostic(finding: Finding, lines: Sequence[str], lines_of_file, encoding: 
         related.append(lsp.DiagnosticRelatedInformation(
             location=lsp.Location(uri=path_to_uri(call.path), range=call_range),
             message=f"graph code reaches this through the call of {call.callee}"))
+    for place in finding.related:  # the downstream calls that need their own change (MS101)
+        place_lines = lines_of_file(place.path) or []
+        start = _position(place_lines, place.line, place.column, encoding)
+        related.append(lsp.DiagnosticRelatedInformation(
+            location=lsp.Location(uri=path_to_uri(place.path), range=lsp.Range(start=start, end=start)),
+            message=place.message))
     tags = [lsp.DiagnosticTag.Deprecated] if "deprecated" in finding.rule.symbol else None
     return lsp.Diagnostic(
         range=finding_range(finding, lines, encoding),
