@@ -285,3 +285,46 @@ def test_model_train_compiles_the_network_in_a_graph_program_only(tmp_path, mode
     findings, result = mslint(tmp_path, "--no-cache", ".")
     assert places(findings) == ({("net.py", 11, "MS101")} if reported else set())
     assert ("withheld" in result.stderr) is not reported
+
+
+# -- branches the compiler decides ------------------------------------------------------------
+DECODER = '''
+    from mindspore import nn, ops
+
+
+    class Decoder(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.top_p = 1
+            self.is_first_iteration = True
+            self.pad = 1 // 2
+
+        def construct(self, x):
+            if self.top_p < 1.0:
+                x = x[x > self.top_p]
+            if self.pad != 0:
+                x = x[x > 0]
+            if self.is_first_iteration:
+                return x
+            return x[x < 1]
+'''
+
+
+def test_comparisons_on_constants_set_in_init_decide_branches(tmp_path):
+    write(tmp_path, {"model.py": DECODER})
+    findings, _ = mslint(tmp_path, "--no-cache", "--select", "MS401", ".")
+    assert findings == []
+
+
+def test_a_flag_changed_between_compilations_compiles_both_branches(tmp_path):
+    write(tmp_path, {"model.py": DECODER, "infer.py": '''
+        import mindspore as ms
+        from model import Decoder
+
+        if __name__ == "__main__":
+            ms.set_context(mode=ms.GRAPH_MODE)
+            net = Decoder()
+            net.add_flags_recursive(is_first_iteration=False)
+    '''})
+    findings, _ = mslint(tmp_path, "--no-cache", "--select", "MS401", ".")
+    assert places(findings) == {("model.py", 18, "MS401")}

@@ -14,7 +14,7 @@ from mslint.findings import CallSite, Finding, finding_at
 from mslint.project.libraries import library_classes
 from mslint.project.resolve import Resolver
 from mslint.rules import Rule
-from mslint.project.index import program_mode, program_note
+from mslint.project.index import program_mode, program_note, project_for
 from mslint.analysis.scope import GraphFunction, GraphScope, NodeIndex, TypePositions, reach_steps
 
 
@@ -169,10 +169,18 @@ class ModuleContext:
                         from_init[name] = value
                     else:
                         from_others[name] = lattice.join(from_others[name], value) if name in from_others else value
-        # an attribute another method reassigns (`enable_cache()`) has no known truth value
-        from_init = {name: lattice.without_default(lattice.without_truth(value)) if name in from_others else value
+        # an attribute another method reassigns (`enable_cache()`), or that code outside the class
+        # changes between compilations (`add_flags(is_first_iteration=False)`), has no known value
+        from_init = {name: lattice.without_default(lattice.without_truth(value))
+                     if name in from_others or self._set_as_flag(cls, name, value) else value
                      for name, value in from_init.items()}
         return lattice.ClassFacts({**from_others, **from_init})
+
+    def _set_as_flag(self, cls: nodes.ClassDef, name: str, value: lattice.Value) -> bool:
+        if lattice.truth_value(value) is None and lattice.known_number(value) is None:
+            return False  # nothing to forget
+        path = cls.root().file
+        return bool(path) and project_for(path).sets_flag(name)
 
     def _assigns_self_attribute(self, method: nodes.FunctionDef) -> bool:
         """Whether the method stores anything on `self` (only then can it add a class fact)."""

@@ -15,7 +15,8 @@ from mslint.analysis.lattice import (BOOL_TENSOR, CONST, CONST_BOOL_TENSOR, DYNA
                                      _CELL_PARAMETERS, _OPAQUE_BOOL, _SHAPE_NAMES, _SIZE_ATTRIBUTES,
                                      _STATIC_ATTRIBUTES, _all_variables_have, _compare_on_default, _default_params,
                                      _host_tags, _inverted, _module_literal, _negated_default, host_result,
-                                     is_self_attribute, iteration_value, join, join_args, literal, truth_value)
+                                     is_self_attribute, iteration_value, join, join_args, known_number, literal, number_value,
+                                     truth_value)
 
 
 class ExpressionInterpreter:
@@ -42,6 +43,9 @@ class ExpressionInterpreter:
             guarded = _compare_on_default(node, operands)
             if guarded is not None:
                 return guarded
+            folded = _folded_compare(node, operands)
+            if folded is not None:
+                return folded
             kind = join_args(operands)
             if host_result(operands):
                 return HOST
@@ -54,6 +58,9 @@ class ExpressionInterpreter:
             return Value(kind, frozenset({"bool"}) if kind == Kind.VAR else frozenset())
         if isinstance(node, nodes.BinOp):
             left, right = self._eval(node.left, state), self._eval(node.right, state)
+            folded = _folded_arithmetic(node.op, left, right)
+            if folded is not None:
+                return folded
             result = join(left, right)
             if result.is_const and (left.has("shape") or right.has("shape")):
                 result = result.with_tags("shape")  # x.shape[0] * 2
@@ -273,3 +280,36 @@ class ExpressionInterpreter:
         if index.is_var and index.has("bool") and not index.has("host"):
             tags = tags | {"dynamic"}  # x[mask]: one element per True
         return Value(kind, tags)
+
+
+_COMPARISONS = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
+                ">=": lambda a, b: a >= b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b}
+_ARITHMETIC = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+               "//": lambda a, b: a // b, "/": lambda a, b: a / b, "%": lambda a, b: a % b}
+
+
+def _folded_compare(node: nodes.Compare, operands) -> Optional[Value]:
+    """`self.top_p < 1.0` with top_p a known number: the compiler folds it, and so do we."""
+    numbers = [known_number(v) for v in operands]
+    if any(n is None for n in numbers):
+        return None
+    result = True
+    for (operator, _), left, right in zip(node.ops, numbers, numbers[1:]):
+        compare = _COMPARISONS.get(operator)
+        if compare is None:
+            return None
+        result = result and compare(left, right)
+    return number_value(bool(result))
+
+
+def _folded_arithmetic(operator: str, left: Value, right: Value) -> Optional[Value]:
+    """`ksize // 2` with ksize a known number: a known number."""
+    a, b = known_number(left), known_number(right)
+    if a is None or b is None or operator not in _ARITHMETIC or isinstance(a, bool) or isinstance(b, bool):
+        return None
+    try:
+        result = _ARITHMETIC[operator](a, b)
+    except (ArithmeticError, ValueError):
+        return None
+    folded = number_value(result)
+    return folded.with_tags("shape") if (left.has("shape") or right.has("shape")) else folded

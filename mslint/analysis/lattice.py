@@ -99,15 +99,48 @@ PARAMETER = Value(Kind.VAR, frozenset({"tensor", "parameter"}))
 
 
 def literal(node: nodes.Const) -> Value:
-    """A literal's value; bools, numbers and None carry their truth ("truthy"/"falsy")."""
+    """A literal's value; bools, numbers and None carry their truth ("truthy"/"falsy"), and a
+    bool or number its value (a "=<repr>" tag: `self.top_p = 1` decides `if self.top_p < 1.0:`
+    at compile time, as MindSpore does)."""
     value = node.value
     if value is None:
         return _NONE_LITERAL
     if isinstance(value, str):
         return _STR_LITERAL
     if isinstance(value, (bool, int, float)):
-        return _TRUTHY_LITERAL if value else _FALSY_LITERAL
+        return number_value(value)
     return _OTHER_LITERAL
+
+
+VALUE_TAG = "="
+
+
+def number_value(value) -> Value:
+    """A compile-time bool or number, with its truth and its value."""
+    truth = "truthy" if value else "falsy"
+    if isinstance(value, bool) or (isinstance(value, int) and abs(value) < 10 ** 12) \
+            or (isinstance(value, float) and value == value and abs(value) < 1e12):
+        return Value(Kind.CONST, frozenset({truth, VALUE_TAG + repr(value)}))
+    return _TRUTHY_LITERAL if value else _FALSY_LITERAL
+
+
+def known_number(value: Value):
+    """The bool or number a constant is known to be, or None."""
+    if not value.is_const:
+        return None
+    found = [t for t in value.tags if t.startswith(VALUE_TAG)]
+    if len(found) != 1:
+        return None
+    text = found[0][len(VALUE_TAG):]
+    if text in ("True", "False"):
+        return text == "True"
+    try:
+        return int(text)
+    except ValueError:
+        try:
+            return float(text)
+        except ValueError:
+            return None
 
 
 _NONE_LITERAL = Value(Kind.CONST, frozenset({"none", "falsy"}))
@@ -125,7 +158,8 @@ def _module_literal(assign: nodes.AssignName, fallback: Value) -> Value:
 
 
 def without_truth(value: Value) -> Value:
-    return Value(value.kind, value.tags - {"truthy", "falsy"}, value.cls, value.elements, value.node)
+    tags = frozenset(t for t in value.tags if t not in ("truthy", "falsy") and not t.startswith(VALUE_TAG))
+    return Value(value.kind, tags, value.cls, value.elements, value.node)
 
 
 def truth_value(value: Value) -> Optional[bool]:

@@ -174,6 +174,20 @@ class Project:
             module_files.HOOKS.log.searches[(self.root, name)] = found
         return found
 
+    def sets_flag(self, name: str) -> bool:
+        """Whether some file of the project changes attribute `name` from outside its class
+        between compilations: `add_flags(name=...)`, `add_flags_recursive(name=...)` or
+        `setattr(..., "name", ...)` (incremental inference's `is_first_iteration`)."""
+        key = "flag:" + name
+        if key not in self._attribute_writes:
+            pattern = re.compile(rb"add_flags(?:_recursive)?\s*\([^)]*\b" + re.escape(name.encode()) + rb"\s*="
+                                 rb"|setattr\s*\([^)]*[\"']" + re.escape(name.encode()) + rb"[\"']")
+            self._attribute_writes[key] = any(pattern.search(self.text(file) or b"") for file in self.files())
+        found = self._attribute_writes[key]
+        if module_files.HOOKS.log is not None:
+            module_files.HOOKS.log.searches[(self.root, key)] = found
+        return found
+
     def contains(self, path: str) -> bool:
         path = os.path.abspath(path)
         return path == self.root or path.startswith(self.root.rstrip(os.sep) + os.sep)

@@ -252,7 +252,9 @@ class ResultCache:
             from mslint.project.index import project_at
 
             for root, name, expected in entry["searches"]:
-                if project_at(root).writes_attribute(name) != expected:
+                model = project_at(root)
+                answer = model.sets_flag(name[5:]) if name.startswith("flag:") else model.writes_attribute(name)
+                if answer != expected:
                     return None
         try:
             return [_decode(path, item) for item in entry.get("findings", [])]
