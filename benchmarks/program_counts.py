@@ -5,6 +5,10 @@ graph mode, or jit code), how many are withheld (code compiled only in GRAPH_MOD
 only by PyNative programs), and how many are in library code (no program imports it).
 
   python benchmarks/program_counts.py /work/corpus/owner+name [...]
+  python benchmarks/program_counts.py --results /work/results/heldout-DATE [--corpus /work/corpus]
+
+The second form classifies the findings of a `practice_corpus.py run` (which runs with --quiet,
+so the withheld counts are not known there: the column says so).
 
 Each repository is linted with `mslint --format json` (its own cache directory, in a
 temporary folder), and each finding's file is classified with the program model
@@ -32,8 +36,8 @@ def counts(repository: str) -> Dict[str, int]:
                                 env=dict(os.environ, MSLINT_CACHE_DIR=cache))
     findings = json.loads(result.stdout or "[]")
     withheld = _WITHHELD.search(result.stderr)
-    found = {"programs": 0, "compiled": 0, "library": 0, "withheld": int(withheld.group(1)) if withheld else 0,
-             "internal": 0}
+    found = {"programs": 0, "compiled": 0, "pynative": 0, "library": 0,
+             "withheld": int(withheld.group(1)) if withheld else 0, "internal": 0}
     roots = set()
     for finding in findings:
         if finding["code"] == "MS003":
@@ -41,8 +45,38 @@ def counts(repository: str) -> Dict[str, int]:
         path = os.path.join(repository, finding["path"])
         model = project.project_for(path)
         roots.add(model.root)
-        found["compiled" if model.programs().programs_of(path) else "library"] += 1
+        found[_kind(model.programs(), path)] += 1
     found["programs"] = sum(len(project.project_at(root).programs().programs) for root in roots)
+    return found
+
+
+def _kind(programs, path: str) -> str:
+    """compiled: a program that may run graph mode reaches the module; pynative: only PyNative
+    programs do (what is reported there is jit code); library: no program does."""
+    if not programs.programs_of(path):
+        return "library"
+    return "pynative" if programs.mode_of(path) else "compiled"
+
+
+def from_results(folder: str, corpus: str) -> Dict[str, Dict[str, int]]:
+    """Per repository: findings in code that programs compile, and in library code."""
+    found: Dict[str, Dict[str, int]] = {}
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith(".json"):
+            continue
+        repository = os.path.join(corpus, name[:-5])
+        with open(os.path.join(folder, name), encoding="utf-8") as handle:
+            findings = json.load(handle)
+        counted = {"programs": 0, "compiled": 0, "pynative": 0, "library": 0, "withheld": -1, "internal": 0}
+        roots = set()
+        for finding in findings:
+            counted["internal"] += finding["code"] == "MS003"
+            path = os.path.join(repository, finding["path"])
+            model = project.project_for(path)
+            roots.add(model.root)
+            counted[_kind(model.programs(), path)] += 1
+        counted["programs"] = sum(len(project.project_at(root).programs().programs) for root in roots)
+        found[name[:-5]] = counted
     return found
 
 
@@ -50,19 +84,28 @@ def main(argv: List[str]) -> int:
     if not argv:
         print(__doc__)
         return 2
-    print("| repository | programs (with findings' projects) | findings in code its programs compile "
-          "| withheld (PyNative-only programs) | in library code | internal errors |")
-    print("|---|---:|---:|---:|---:|---:|")
-    total = {"programs": 0, "compiled": 0, "withheld": 0, "library": 0, "internal": 0}
-    for repository in argv:
-        found = counts(os.path.abspath(repository))
-        for key in total:
-            total[key] += found[key]
-        print(f"| {os.path.basename(repository.rstrip(os.sep))} | {found['programs']} | {found['compiled']} "
-              f"| {found['withheld']} | {found['library']} | {found['internal']} |")
-    print(f"| **total** | {total['programs']} | {total['compiled']} | {total['withheld']} | {total['library']} "
-          f"| {total['internal']} |")
+    if argv[0] == "--results":
+        corpus = argv[argv.index("--corpus") + 1] if "--corpus" in argv else "/work/corpus"
+        rows = from_results(argv[1], corpus)
+        _table(rows)
+        return 0
+    _table({os.path.basename(r.rstrip(os.sep)): counts(os.path.abspath(r)) for r in argv})
     return 0
+
+
+def _table(rows: Dict[str, Dict[str, int]]) -> None:
+    print("| repository | programs | in modules a graph-mode program runs | in modules only PyNative programs run "
+          "(jit code) | withheld (PyNative-only programs) | in library code | internal errors |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    total = {"programs": 0, "compiled": 0, "pynative": 0, "withheld": 0, "library": 0, "internal": 0}
+    for name, found in rows.items():
+        for key in total:
+            total[key] += max(found[key], 0)
+        withheld = found["withheld"] if found["withheld"] >= 0 else "not recorded"
+        print(f"| {name} | {found['programs']} | {found['compiled']} | {found['pynative']} | {withheld} "
+              f"| {found['library']} | {found['internal']} |")
+    print(f"| **total** | {total['programs']} | {total['compiled']} | {total['pynative']} | {total['withheld']} "
+          f"| {total['library']} | {total['internal']} |")
 
 
 if __name__ == "__main__":
