@@ -23,7 +23,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from mslint.findings import Finding
 from mslint.fixes import Fix, applicable, apply_fixes, parses
 from mslint.rules import FILE_UNREADABLE, INTERNAL_ERROR
-from mslint.run.runner import lint_paths, lint_sources, read_bytes
+from mslint.run.runner import lint_paths, lint_run, lint_sources, read_bytes
 
 MAX_PASSES = 4  # every fix so far settles in one pass; a few more catch fixes that make room for others
 
@@ -89,42 +89,44 @@ class SourceFile:
 
 def fix_files(files: Sequence[str], config, jobs: int, cache, unsafe: bool, write: bool) -> Outcome:
     """Lint `files`, apply the applicable fixes (in memory; to disk when `write`), and return what
-    remains.  With `write` False (--diff) nothing on disk changes."""
+    remains.  With `write` False (--diff) nothing on disk changes.
+
+    After each pass the whole run is linted again with the fixed texts (not only the fixed files:
+    a helper's findings come from the analysis of the module whose graph code reaches it, and a
+    file left out of the re-run would be "a file not in this run"), so what remains is what a
+    plain run on the fixed tree reports."""
     findings = lint_paths(files, config, jobs=jobs, cache=cache)
-    by_path: Dict[str, List[Finding]] = {}
-    for finding in findings:
-        by_path.setdefault(finding.path, []).append(finding)
+    by_path = _by_path(findings)
     outcome = Outcome([])
     sources: Dict[str, SourceFile] = {}
     texts: Dict[str, str] = {}
-    for path, found in by_path.items():
-        if not any(applicable(f, unsafe) for f in found):
-            continue
-        try:
-            sources[path] = SourceFile.read(path)
-        except (OSError, UnicodeDecodeError, SyntaxError, LookupError):
-            continue  # the lint run could read it a moment ago; leave it as it is
-        texts[path] = sources[path].text
-
-    fixed: Dict[str, Counter] = {path: Counter() for path in texts}
-    active = sorted(texts)
+    fixed: Dict[str, Counter] = {}
+    problems: Dict[str, Finding] = {}  # a file whose fixes would not parse: left as it is
     for _ in range(MAX_PASSES):
-        fixed_now: Dict[str, str] = {}
-        for path in active:
+        fixed_now = False
+        for path in sorted(by_path):
+            if path in problems or not any(applicable(f, unsafe) for f in by_path[path]):
+                continue
+            if path not in sources:
+                try:
+                    sources[path] = SourceFile.read(path)
+                except (OSError, UnicodeDecodeError, SyntaxError, LookupError):
+                    continue  # the lint run could read it a moment ago; leave it as it is
+                texts[path] = sources[path].text
             new_text, codes, problem = _one_pass(texts[path], by_path[path], sources[path].newline, unsafe)
             if problem is not None:
-                by_path[path] = by_path[path] + [problem]
+                problems[path] = problem
             elif new_text != texts[path]:
-                fixed_now[path] = new_text
-                fixed[path].update(codes)
+                texts[path] = new_text
+                fixed.setdefault(path, Counter()).update(codes)
+                fixed_now = True
         if not fixed_now:
             break
-        relinted = lint_sources(sorted(fixed_now.items()), config)
-        for path, new_text in fixed_now.items():
-            texts[path] = new_text
-            by_path[path] = [f for f in relinted if f.path == path]
-        active = sorted(fixed_now)
+        changed = {os.path.abspath(path): text for path, text in texts.items() if text != sources[path].text}
+        by_path = _by_path(lint_run(files, config, jobs=jobs, texts=changed).findings)
 
+    for path, problem in problems.items():
+        by_path[path] = by_path.get(path, []) + [problem]
     for path, text in texts.items():
         if text == sources[path].text:
             continue
@@ -137,6 +139,13 @@ def fix_files(files: Sequence[str], config, jobs: int, cache, unsafe: bool, writ
         outcome.fixed.update(fixed[path])
     outcome.findings = sorted((f for found in by_path.values() for f in found), key=Finding.sort_key)
     return outcome
+
+
+def _by_path(findings: Sequence[Finding]) -> Dict[str, List[Finding]]:
+    grouped: Dict[str, List[Finding]] = {}
+    for finding in findings:
+        grouped.setdefault(finding.path, []).append(finding)
+    return grouped
 
 
 def fixed_text(path: str, text: str, config, unsafe: bool = True) -> str:

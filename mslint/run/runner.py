@@ -195,8 +195,9 @@ def _lean_builder_class():
 class _ModuleStore:
     """Project modules built in this process, each with what its build read (star imports)."""
 
-    def __init__(self, limit: Optional[int] = None, record: bool = True):
+    def __init__(self, limit: Optional[int] = None, record: bool = True, texts: Optional[Dict[str, str]] = None):
         self.limit = MAX_MODULES if limit is None else limit
+        self.texts = texts or {}  # absolute path -> the text to read instead of the file's (--fix's, unwritten)
         self.record = record  # modules tell analyses which of their names they read (for the result cache)
         self.modules: "OrderedDict[str, Tuple[object, ReadLog, int]]" = OrderedDict()
         self.building: Dict[str, object] = {}
@@ -241,6 +242,8 @@ class _ModuleStore:
             if module_files.HOOKS.log is not None:
                 module_files.HOOKS.log.merge(item[1])
             return item[0]
+        if source is None:
+            source = self.texts.get(absolute)
         if source is not None:
             return self.build(path, source)
         try:
@@ -270,17 +273,18 @@ _COLLECT_AFTER_EVICTIONS = 48
 _SAVED_GC: List[tuple] = []
 
 
-def _start_session(share: bool = True) -> None:
+def _start_session(share: bool = True, texts: Optional[Dict[str, str]] = None) -> None:
     """A fresh module store, loaded through the lean builder (also in each worker process).
 
     `share`: analyses may take each other's results (lattice.SHARED); a run that records
-    what each analysis reads, for the result cache, must not (see SharedResults.enabled)."""
+    what each analysis reads, for the result cache, must not (see SharedResults.enabled).
+    `texts`: absolute path -> text read instead of the file on disk."""
     global _STORE
     from mslint.analysis import lattice
 
     lattice.SHARED.forget()
     lattice.SHARED.enabled = share
-    _STORE = _ModuleStore(record=not share)
+    _STORE = _ModuleStore(record=not share, texts=texts)
     module_files.HOOKS.loader = _STORE.get
     module_files.HOOKS.log = None
     _SAVED_GC.append(gc.get_threshold())
@@ -481,14 +485,18 @@ class RunReport:
 
 
 def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches = None,
-             progress: Optional[Progress] = None) -> RunReport:
+             progress: Optional[Progress] = None, texts: Optional[Dict[str, str]] = None) -> RunReport:
     """Analyse the files, and the project modules outside them whose graph code may reach
     them (their importers); report each finding once, in a file of the run (mslint.run.routing).
 
     `config`: one configuration, or a function giving each file's (the nearest [tool.mslint]
     above it); `cache`: one result cache, or a function giving each configuration's; `jobs`
-    0: decided from the work (`worker_count`); `progress` is told as files are done."""
+    0: decided from the work (`worker_count`); `progress` is told as files are done; `texts`:
+    absolute path -> the text to lint instead of the file's (--fix lints its fixed texts as one
+    run again before writing them; no cache then, since the cache knows files by their bytes on disk)."""
     config_for = config if callable(config) else (lambda path, _config=config: _config)
+    if texts:
+        cache = None
     cache_for = cache if callable(cache) else (lambda _settings, _cache=cache: _cache)
     module_files.clear_file_caches()
     project.forget_projects()
@@ -503,7 +511,8 @@ def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches
     if progress is not None:
         progress.start(len(files) + len(context))
     for path in files + context:
-        data, source, problem = _read(path)
+        replaced = texts.get(os.path.abspath(path)) if texts else None
+        data, source, problem = (None, replaced, None) if replaced is not None else _read(path)
         if problem is not None:
             raw.append(problem)  # (a context file's problem is not this run's: routing drops it)
             continue
@@ -528,13 +537,13 @@ def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches
         jobs = worker_count(pending, jobs)
         share = not stored  # results to store: each analysis must read what its findings depend on
         if jobs <= 1 or len(pending) < SERIAL_BELOW:
-            _start_session(share)
+            _start_session(share, texts)
             try:
                 analysed = _lint_many(tuple(pending), progress)
             finally:
                 _end_session()
         else:
-            analysed = _lint_parallel(pending, jobs, progress, share)
+            analysed = _lint_parallel(pending, jobs, progress, share, texts)
         for result in analysed:
             raw.extend(result.findings)
             if result.path in stored and not any(f.rule is ANALYSIS_INCOMPLETE for f in result.findings):
@@ -611,7 +620,8 @@ def report(raw: Iterable[Finding], run_paths: Dict[str, str], sources: Dict[str,
 
 
 def _lint_parallel(files: List[Tuple[str, str, config_module.Config]], jobs: int,
-                   progress: Optional[Progress] = None, share: bool = True) -> List[_Result]:
+                   progress: Optional[Progress] = None, share: bool = True,
+                   texts: Optional[Dict[str, str]] = None) -> List[_Result]:
     # contiguous runs of files (sorted by path: one package's modules share dependencies,
     # built once per worker), several per worker and of similar size, in order
     chunk_count = min(len(files), jobs * 4)
@@ -631,7 +641,7 @@ def _lint_parallel(files: List[Tuple[str, str, config_module.Config]], jobs: int
 
     results: List[_Result] = []
     with ProcessPoolExecutor(max_workers=min(jobs, len(chunks)), initializer=_start_session,
-                             initargs=(share,)) as pool:
+                             initargs=(share, texts)) as pool:
         for chunk_results in pool.map(_lint_many, chunks):
             results.extend(chunk_results)
             if progress is not None:
