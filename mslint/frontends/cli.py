@@ -40,8 +40,15 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="mslint",
+        usage="mslint [check] [options] [PATH ...]\n       mslint server [--stdio]",
         description="Find MindSpore graph-mode code that fails to compile, is frozen at compile time, "
                     "or runs silently wrong.",
+        epilog="commands:\n"
+               "  check         lint PATHs (the default: `mslint PATH` is `mslint check PATH`)\n"
+               "  server        a language server for editors over stdin/stdout (`--stdio` accepted; "
+               "docs/editors.md)\n"
+               "A path named check or server is written ./check or ./server.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("paths", nargs="*", metavar="PATH", help="files or directories (default: .)")
     report = parser.add_argument_group("output")
@@ -153,13 +160,17 @@ def _run_fixes(args, files, config_for, caches, jobs: int, report_to) -> int:
 
 def main(argv: Optional[List[str]] = None) -> int:
     arguments = sys.argv[1:] if argv is None else list(argv)
-    if arguments[:1] == ["server"] and not os.path.exists("server"):  # (a path named server is linted)
+    # the first word names a command whatever the folder holds (editors start the server from the
+    # project root, which may well hold a `server` package): a path of that name is `./server`
+    if arguments[:1] == ["server"]:
         from mslint.frontends import server
 
         return server.main(arguments[1:])
+    if arguments[:1] == ["check"]:  # ruff's spelling; `mslint PATH` is the same
+        arguments = arguments[1:]
     saved_gc_thresholds = gc.get_threshold()
     try:
-        return _main(argv)
+        return _main(arguments)
     except (UsageError, config_module.ConfigError) as error:
         print(f"mslint: error: {error}", file=sys.stderr)
         return EXIT_ERROR
