@@ -122,8 +122,13 @@ def _error(source: str, key: str, problem: str) -> ConfigError:
 
 
 def _string_list(value, source: str, key: str) -> Tuple[str, ...]:
-    if isinstance(value, str):
+    """A list of strings; a comma-separated string only from the command line (in a file,
+    `select = "MS101"` is a mistake to name, as for any other wrong type)."""
+    if isinstance(value, str) and source.startswith("--"):
         value = [v for v in re.split(r"[,\s]+", value) if v]
+    elif isinstance(value, str):
+        raise _error(source, key, f"expected a list of strings, got the string {value!r}: write [{value!r}]"
+                     .replace("'", '"'))
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise _error(source, key, f"expected a list of strings, got {value!r}")
     return tuple(value)

@@ -38,3 +38,39 @@ def test_check_is_the_same_as_the_bare_command_and_help_lists_both_commands(tree
     shown = tree.mslint("--help").stdout
     assert shown.startswith("usage: mslint [check] [options] [PATH ...]\n       mslint server [--stdio]\n")
     assert "\n  server        a language server" in shown and "\n  check         lint PATHs" in shown
+
+
+# -- broken pipe ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("arguments", [["--list-rules"], ["--show-settings", "net.py"], ["--explain", "MS101"],
+                                       ["--help"], ["--list-rules", "--output-format", "json"]])
+def test_information_commands_exit_0_when_the_reader_goes_away(tree, arguments):
+    tree.write("net.py", BAD)
+    # the reader is gone before mslint writes a byte (as `| head -1` may be): every write gets EPIPE
+    process = subprocess.Popen([sys.executable, "-m", "mslint", *arguments], cwd=tree.root,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process.stdout.close()
+    _, error = process.communicate(timeout=120)
+    assert (process.returncode, error) == (0, b"")
+
+
+# -- words -----------------------------------------------------------------------------------------
+@pytest.mark.skipif(not __import__("os").path.exists("/dev/full"), reason="needs /dev/full")
+def test_a_full_disk_is_an_error_of_the_machine_not_an_internal_error(tree):
+    tree.write("net.py", BAD)
+    with open("/dev/full", "w") as full:
+        for arguments in (["net.py"], ["--list-rules"]):
+            result = subprocess.run([sys.executable, "-m", "mslint", "--no-cache", *arguments], cwd=tree.root,
+                                    stdout=full, stderr=subprocess.PIPE, text=True, timeout=120)
+            assert result.returncode == 2
+            assert result.stderr == "mslint: error: cannot write the report to standard output: " \
+                                    "No space left on device\n"
+    result = tree.mslint("--no-cache", "--output-file", "/dev/full", "net.py")
+    assert (result.returncode, result.stderr) == (2, "mslint: error: cannot write the report to /dev/full: "
+                                                     "No space left on device\n")
+
+
+def test_fix_only_and_diff_say_the_same_when_there_is_nothing_to_fix(tree):
+    tree.write("net.py", "x = 1\n")
+    for flag in ("--fix-only", "--diff"):
+        result = tree.mslint("--no-cache", flag, "net.py")
+        assert (result.returncode, result.stdout, result.stderr) == (0, "", "No fixes to apply.\n")

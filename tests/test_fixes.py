@@ -243,7 +243,10 @@ def test_a_read_only_file_is_reported_and_left_alone(root):
     path.chmod(0o444)
     try:
         done = mslint(root, "--fix", "net.py")
-        assert "MS002 file-unreadable the file is read-only; not written" in done.stdout
+        # issue 29: an error of the command (exit 2), not MS002 file-unreadable with help about UTF-8
+        assert "MS002" not in done.stdout and "MS711" in done.stdout
+        assert done.stderr == "mslint: error: net.py: the file is read-only; not written\n"
+        assert done.returncode == 2
         assert path.read_text() == textwrap.dedent(CONV).lstrip("\n")
     finally:
         path.chmod(0o644)

@@ -238,6 +238,11 @@ BAD_CONFIGS = {
     "toml_syntax": ('[tool.mslint\nselect = ["MS1"]\n', "invalid TOML: Expected ']' at the end of a table "
                                                           "declaration (at line 1, column 13)"),
     "select_not_a_list": ("[tool.mslint]\nselect = 1\n", "[tool.mslint] select: expected a list of strings, got 1"),
+    # issue 29: a string where a list belongs was split silently
+    "select_a_string": ('[tool.mslint]\nselect = "MS101"\n',
+                        '[tool.mslint] select: expected a list of strings, got the string "MS101": write ["MS101"]'),
+    "exclude_a_string": ('[tool.mslint]\nexclude = "build"\n',
+                         '[tool.mslint] exclude: expected a list of strings, got the string "build": write ["build"]'),
     "exclude_not_strings": ("[tool.mslint]\nexclude = [1, 2]\n",
                             "[tool.mslint] exclude: expected a list of strings, got [1, 2]"),
     "graph_mode_wrong_type": ("[tool.mslint]\ngraph-mode = true\n",

@@ -22,7 +22,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from mslint.findings import Finding
 from mslint.fixes import Fix, applicable, apply_fixes, parses
-from mslint.rules import FILE_UNREADABLE, INTERNAL_ERROR
+from mslint.rules import INTERNAL_ERROR
 from mslint.run.runner import lint_paths, lint_run, lint_sources, read_bytes
 
 MAX_PASSES = 4  # every fix so far settles in one pass; a few more catch fixes that make room for others
@@ -33,6 +33,9 @@ class Outcome:
     findings: List[Finding]  # what is left after fixing, and any problem fixing a file
     fixed: Counter = field(default_factory=Counter)  # rule code -> fixes applied
     changes: Dict[str, Tuple[str, str]] = field(default_factory=dict)  # path -> (text before, text after)
+    # (path, why) of each fixed file that could not be written (read-only, changed on disk, a full disk):
+    # an error of the command, not a finding about the code
+    not_written: List[Tuple[str, str]] = field(default_factory=list)
 
     @property
     def fixed_count(self) -> int:
@@ -132,8 +135,8 @@ def fix_files(files: Sequence[str], config, jobs: int, cache, unsafe: bool, writ
             continue
         reason = sources[path].write(text) if write else None
         if reason is not None:  # left as it was: its findings are the first run's
-            by_path[path] = [f for f in findings if f.path == path] + [
-                Finding(FILE_UNREADABLE, path, 1, 0, None, None, reason)]
+            by_path[path] = [f for f in findings if f.path == path]
+            outcome.not_written.append((path, reason))
             continue
         outcome.changes[path] = (sources[path].text, text)
         outcome.fixed.update(fixed[path])
@@ -199,5 +202,7 @@ def unified_diff(path: str, before: str, after: str) -> str:
 
 def fix_summary(outcome: Outcome) -> str:
     count = outcome.fixed_count
+    if not count:
+        return "No fixes to apply."  # as --diff says it
     return f"Fixed {count} problem{'s' if count != 1 else ''} in {len(outcome.changes)} " \
            f"file{'s' if len(outcome.changes) != 1 else ''}."

@@ -36,6 +36,12 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message):  # one line and exit 2, as for every other usage error
         self.exit(EXIT_ERROR, f"mslint: error: {message}\n")
 
+    def _print_message(self, message, file=None):  # `mslint --help | head -1`: help was given, exit 0
+        try:
+            super()._print_message(message, file)
+        except BrokenPipeError:
+            output.silence_stdout()
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
@@ -135,7 +141,9 @@ def _run_fixes(args, files, config_for, caches, jobs: int, report_to) -> int:
     outcome = fix_command.fix_files(files, config_for, jobs=jobs, cache=caches, unsafe=args.unsafe_fixes,
                                     write=not args.diff)
     findings = sorted((_display(f) for f in outcome.findings), key=Finding.sort_key)
-    failed = any(f.rule is INTERNAL_ERROR for f in findings)
+    for path, reason in outcome.not_written:
+        print(f"mslint: error: {_display_path(path)}: {reason}", file=sys.stderr)
+    failed = any(f.rule is INTERNAL_ERROR for f in findings) or bool(outcome.not_written)
     if args.diff:
         count = outcome.fixed_count
         print(f"Would fix {count} problem{'s' if count != 1 else ''}." if count else "No fixes to apply.",
@@ -193,7 +201,7 @@ def _main(argv: Optional[List[str]]) -> int:
     if not args.no_cache:
         rules_module.use_snapshots()  # a run that reads every result from its cache need not import the checkers
     if args.explain:
-        return _explain(args.explain)
+        return _information(lambda: _explain(args.explain))
     if args.statistics and args.output_format not in statistics.FORMATS:
         raise UsageError(f"--statistics prints text or json, not {args.output_format}")
     if args.jobs is not None and args.jobs < 0:
@@ -203,11 +211,11 @@ def _main(argv: Optional[List[str]]) -> int:
     command_line = _command_line_settings(args)
     config_for = config_module.PerFile(args.config, command_line)
     if args.show_settings:
-        return _show_settings(args.show_settings, config_for)
+        return _information(lambda: _show_settings(args.show_settings, config_for))
     if args.list_rules:
         config = config_for(paths[0])
         _print_warnings(config_for)
-        return _list_rules(args.output_format, config)
+        return _information(lambda: _list_rules(args.output_format, config))
 
     excluded: List[str] = []
     files = discover(paths, config_for, respect_gitignore=args.respect_gitignore, force_exclude=args.force_exclude,
@@ -270,6 +278,12 @@ def _main(argv: Optional[List[str]]) -> int:
     if run.withheld and not people and not args.quiet:  # the text formats say it in their summary
         print(f"mslint: {withheld_note(run.withheld)}", file=sys.stderr)
     return output.write(lambda out: _report(findings, out, args, context), report_to, status)
+
+
+def _information(show) -> int:
+    """Run an information command (--list-rules, --show-settings, --explain; each exits 0 or raises
+    a usage error): exit 0 also when the reader went away early (`mslint --list-rules | head -1`)."""
+    return output.write(lambda _out: show(), sys.stdout, EXIT_CLEAN)
 
 
 def _command_line_settings(args):
