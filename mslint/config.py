@@ -1,13 +1,13 @@
 """[tool.mslint] loading and validation, shared by the CLI and the pylint plugin."""
 from __future__ import annotations
 
-import fnmatch
 import os
 import re
 import sys
 from dataclasses import dataclass, field, replace
 from typing import Dict, List, Optional, Tuple
 
+from mslint import globs
 from mslint.directories import PROJECT_MARKERS, nearest_directory_with
 
 
@@ -80,14 +80,13 @@ class Config:
         relative = _relative(path, self.root)
         found: List[str] = []
         for pattern, selectors in self.per_file_ignores:
-            if _glob_match(relative, pattern):
+            if globs.matches(relative, pattern):
                 found.extend(selectors)
         return tuple(found)
 
     def is_excluded(self, path: str) -> bool:
         relative = _relative(path, self.root)
-        name = os.path.basename(path.rstrip(os.sep))
-        return any(_glob_match(relative, p) or fnmatch.fnmatch(name, p) for p in self.exclude + self.extend_exclude)
+        return any(globs.matches(relative, p) for p in self.exclude + self.extend_exclude)
 
 
 def _version_tuple(text: str) -> Tuple[int, ...]:
@@ -100,16 +99,6 @@ def _relative(path: str, root: str) -> str:
     except ValueError:  # another drive on Windows
         relative = path
     return relative.replace(os.sep, "/")
-
-
-def _glob_match(relative: str, pattern: str) -> bool:
-    pattern = pattern.replace(os.sep, "/").rstrip("/")
-    if fnmatch.fnmatch(relative, pattern) or fnmatch.fnmatch(relative, pattern + "/*"):
-        return True
-    # a pattern without a slash matches a file or directory name at any depth
-    if "/" not in pattern:
-        return any(fnmatch.fnmatch(part, pattern) for part in relative.split("/"))
-    return False
 
 
 _SELECTOR_RE = re.compile(r"^(MS\d{0,3}|[EWC]8\d{3}|[a-z0-9]+(-[a-z0-9]+)*)$")

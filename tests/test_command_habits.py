@@ -74,3 +74,22 @@ def test_fix_only_and_diff_say_the_same_when_there_is_nothing_to_fix(tree):
     for flag in ("--fix-only", "--diff"):
         result = tree.mslint("--no-cache", flag, "net.py")
         assert (result.returncode, result.stdout, result.stderr) == (0, "", "No fixes to apply.\n")
+
+
+# -- globs -----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("pattern", ["tests/**/*.py", "**/tests/*", "./tests/*", "tests/", "tests/**"])
+def test_ruff_and_gitignore_glob_spellings_match_a_file_under_tests(tree, pattern):
+    tree.write("tests/test_model.py", BAD)
+    tree.write("src/model.py", BAD)
+    tree.write("pyproject.toml", f'[tool.mslint]\nper-file-ignores = {{"{pattern}" = ["MS102"]}}\n')
+    assert tree.codes("--no-cache") == [("src/model.py", 7, "MS102")]
+    tree.write("pyproject.toml", f'[tool.mslint]\nexclude = ["{pattern}"]\n')
+    assert tree.codes("--no-cache") == [("src/model.py", 7, "MS102")]
+
+
+def test_globs_keep_their_directory_and_name_meanings(tree):
+    for name in ("out/a.py", "src/out/b.py", "src/gen/x_pb2.py", "src/tests/t.py", "tests/t.py"):
+        tree.write(name, BAD)
+    tree.write("pyproject.toml", '[tool.mslint]\nexclude = ["/out", "*_pb2.py", "**/tests/*"]\n')
+    # /out: this directory's only; *_pb2.py: a name at any depth; **/tests/*: tests at any depth
+    assert [path for path, _, _ in tree.codes("--no-cache")] == ["src/out/b.py"]
