@@ -93,3 +93,26 @@ def test_globs_keep_their_directory_and_name_meanings(tree):
     tree.write("pyproject.toml", '[tool.mslint]\nexclude = ["/out", "*_pb2.py", "**/tests/*"]\n')
     # /out: this directory's only; *_pb2.py: a name at any depth; **/tests/*: tests at any depth
     assert [path for path, _, _ in tree.codes("--no-cache")] == ["src/out/b.py"]
+
+
+# -- empty runs and missing paths ------------------------------------------------------------------
+def test_a_run_whose_files_are_all_excluded_is_clean_however_they_were_excluded(tree):
+    tree.write("pyproject.toml", '[tool.mslint]\nexclude = ["legacy"]\n')
+    tree.write("legacy/net.py", BAD)
+    searched = tree.mslint("--no-cache", "legacy")
+    named = tree.mslint("--no-cache", "--force-exclude", "legacy/net.py")
+    assert (searched.returncode, searched.stdout) == (named.returncode, named.stdout) == \
+        (0, "All checks passed (0 files checked).\n")
+    assert searched.stderr == "mslint: warning: no Python files found under legacy (exclude or .gitignore " \
+                              "left out every one)\n"
+    tree.write("empty/README.md", "nothing to lint\n")
+    nothing = tree.mslint("--no-cache", "empty")  # no Python file at all: a mistyped or empty directory
+    assert (nothing.returncode, nothing.stderr) == (2, "mslint: warning: no Python files found under empty\n")
+
+
+def test_a_missing_path_is_reported_and_the_others_are_still_linted(tree):
+    tree.write("pkg/net.py", BAD)
+    result = tree.mslint("--no-cache", "--output-format", "json", "missing.py", "pkg")
+    assert result.returncode == 2
+    assert result.stderr == "mslint: error: missing.py: no such file or directory\n"
+    assert [(f["path"], f["code"]) for f in json.loads(result.stdout)] == [("pkg/net.py", "MS102")]

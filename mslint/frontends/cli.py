@@ -217,16 +217,31 @@ def _main(argv: Optional[List[str]]) -> int:
         _print_warnings(config_for)
         return _information(lambda: _list_rules(args.output_format, config))
 
-    excluded: List[str] = []
+    excluded: List[str] = []  # named, and left out by --force-exclude
+    excluded_under: List[str] = []  # searched, with something left out by exclude or .gitignore
+    missing: List[str] = []
     files = discover(paths, config_for, respect_gitignore=args.respect_gitignore, force_exclude=args.force_exclude,
-                     excluded_by_name=excluded)
+                     excluded_by_name=excluded, missing=missing, excluded_under=excluded_under)
     for path in files:  # each file's configuration, found now: its errors and warnings come first
         config_for(path)
     _print_warnings(config_for)
-    for path in empty_paths([p for p in paths if p not in excluded], files):
-        print(f"mslint: warning: no Python files found under {path}", file=sys.stderr)
-    if not files and not excluded:  # (pre-commit may name only excluded files: nothing to do, not an error)
+    for path in missing:  # as ruff: said, and the other paths are still linted (exit 2 at the end)
+        print(f"mslint: error: {path}: no such file or directory", file=sys.stderr)
+    if len(missing) == len(paths):
         return EXIT_ERROR
+    for path in empty_paths([p for p in paths if p not in excluded and p not in missing], files):
+        why = " (exclude or .gitignore left out every one)" if path in excluded_under else ""
+        print(f"mslint: warning: no Python files found under {path}{why}", file=sys.stderr)
+    # nothing at all to lint (a mistyped or empty directory) is an error; files excluded on purpose,
+    # named (pre-commit with --force-exclude) or searched, make a clean run of 0 files
+    if not files and not excluded and not excluded_under:
+        return EXIT_ERROR
+    status = _lint_files(args, paths, files, config_for)
+    return EXIT_ERROR if missing and not args.exit_zero else status
+
+
+def _lint_files(args, paths: List[str], files: List[str], config_for) -> int:
+    """Lint (or fix, or adopt) the files found; the exit status."""
     caches = None if args.no_cache else caches_by_configuration()
     report_to = output.open_output(args.output_file)
     people = args.output_format in PEOPLE_FORMATS and not args.statistics
