@@ -116,3 +116,68 @@ def test_a_missing_path_is_reported_and_the_others_are_still_linted(tree):
     assert result.returncode == 2
     assert result.stderr == "mslint: error: missing.py: no such file or directory\n"
     assert [(f["path"], f["code"]) for f in json.loads(result.stdout)] == [("pkg/net.py", "MS102")]
+
+
+# -- suppression habits ----------------------------------------------------------------------------
+NOQA_SHAPES = '''
+import numpy as np
+from mindspore import nn
+
+
+class Net(nn.Cell):
+    def construct(self, x):
+        a = np.exp(x)  # noqa: MS102
+        b = np.exp(x)  # noqa
+        c = np.exp(x)  # noqa: E501
+        d = np.exp(x)  # NOQA:E501,MS102
+        e = np.exp(x)  # mslint: disable=MS1
+        f = np.exp(x)  # mslint: disable=MS999
+        g = np.exp(x)  # noqa: MS999
+        return a + b + c + d + e + f + g
+'''
+
+
+def test_noqa_bare_noqa_and_prefixes_suppress_as_in_ruff(tree):
+    tree.write("net.py", NOQA_SHAPES)
+    # `# noqa: MS102` and bare `# noqa` as ruff reads them; E501 is another tool's code; MS1 a prefix
+    assert tree.codes("--no-cache", "net.py") == [("net.py", 9, "MS102"), ("net.py", 12, "MS102"),
+                                                  ("net.py", 13, "MS102")]
+
+
+def test_a_comment_naming_no_rule_is_a_warning_even_when_ms006_is_off(tree):
+    tree.write("net.py", NOQA_SHAPES)
+    result = tree.mslint("--no-cache", "net.py")
+    assert result.stderr == (
+        "mslint: warning: net.py:12: `# mslint: disable=MS999` names no mslint rule (see mslint --list-rules)\n"
+        "mslint: warning: net.py:13: `# noqa: MS999` names no mslint rule (see mslint --list-rules)\n")
+    selected = tree.mslint("--no-cache", "--output-format", "json", "--extend-select", "MS006", "net.py")
+    assert selected.stderr == ""  # MS006 says it, once
+    unused = [(f["line"], f["message"]) for f in json.loads(selected.stdout) if f["code"] == "MS006"]
+    assert unused == [(12, "`# mslint: disable=MS999` names no mslint rule: it suppresses nothing"),
+                      (13, "`# noqa: MS999` names no mslint rule: it suppresses nothing")]
+
+
+def test_add_noqa_puts_disable_next_above_a_line_that_continues_with_a_backslash(tree):
+    source = tree.write("net.py", '''
+        import numpy as np
+        from mindspore import nn
+
+
+        class Net(nn.Cell):
+            def construct(self, x):
+                y = np.exp(x) + \\
+                    x
+                z = x + \\
+                    np.log(x) + \\
+                    x
+                return y + z
+    ''')
+    result = tree.mslint("--no-cache", "--add-noqa", "net.py")
+    assert result.stdout == "Added 1 suppression comment to 1 file.\n"
+    # line 10 is inside a backslash continuation: a comment line above it would split the statement
+    assert result.stderr == "net.py:10: no comment added: the line continues with a backslash\n"
+    lines = source.read_text().splitlines()
+    assert lines[6:9] == ["        # mslint: disable-next=MS102", "        y = np.exp(x) + \\", "            x"]
+    assert tree.codes("--no-cache", "net.py") == [("net.py", 11, "MS102")]
+    again = tree.mslint("--no-cache", "--add-noqa", "net.py")
+    assert again.stdout == "Added 0 suppression comments to 0 files.\n"

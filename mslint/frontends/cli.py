@@ -255,6 +255,8 @@ def _lint_files(args, paths: List[str], files: List[str], config_for) -> int:
         run = lint_run(files, config_for, jobs=jobs, cache=caches, progress=progress)
     finally:
         progress.finish()
+    for path, line, warning in run.warnings:
+        print(f"mslint: warning: {_display_path(path)}:{line}: {warning}", file=sys.stderr)
     findings = sorted((_display(f) for f in run.findings), key=Finding.sort_key)
 
     if args.add_noqa:

@@ -379,6 +379,21 @@ def unsuppressed(findings: List[Finding], source: str, config: config_module.Con
     return kept
 
 
+def unknown_suppressions(files: Sequence[str], sources: Dict[str, str],
+                         config_for: Callable[[str], config_module.Config]) -> List[Tuple[str, int, str]]:
+    """A warning for each suppression comment naming no rule (`disable=MS999`), as ruff warns of
+    an unknown code in a noqa: said even when MS006 is off (when it is on, MS006 reports it)."""
+    warnings = []
+    for path in files:
+        source = sources.get(path)
+        if source is None or config_module.enabled_rules(config_for(path), path).get(USELESS_SUPPRESSION.code):
+            continue
+        for pragma in Suppressions(source, registry()).unknown():
+            spelled = f"# noqa: {pragma.name}" if pragma.tool == "noqa" else f"# mslint: {pragma.action}={pragma.name}"
+            warnings.append((path, pragma.line, f"`{spelled}` names no mslint rule (see mslint --list-rules)"))
+    return warnings
+
+
 def _check_syntax(source: str, path: str) -> None:
     """Parse only, raising what astroid's builder would raise for this text."""
     import astroid
@@ -477,11 +492,13 @@ class RunReport:
     """What a run reports: its findings, and how many were withheld because the code is
     compiled only in GRAPH_MODE and the project only ever runs PyNative."""
 
-    def __init__(self, findings: List[Finding], withheld: int, files: int, context_files: int):
+    def __init__(self, findings: List[Finding], withheld: int, files: int, context_files: int,
+                 warnings: Sequence[Tuple[str, int, str]] = ()):
         self.findings = findings
         self.withheld = withheld
         self.files = files
         self.context_files = context_files
+        self.warnings = list(warnings)  # (path, line, what) for the user, beside the findings
 
 
 def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches = None,
@@ -554,7 +571,7 @@ def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches
     for results in used_caches:
         results.save()
     findings, withheld = report(raw, run_paths, sources, config_for)
-    return RunReport(findings, withheld, len(files), len(context))
+    return RunReport(findings, withheld, len(files), len(context), unknown_suppressions(files, sources, config_for))
 
 
 def lint_sources(sources: Sequence[Tuple[str, str]], config: Configs) -> List[Finding]:
