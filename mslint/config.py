@@ -101,7 +101,7 @@ def _relative(path: str, root: str) -> str:
     return relative.replace(os.sep, "/")
 
 
-_SELECTOR_RE = re.compile(r"^(MS\d{0,3}|[EWC]8\d{3}|[a-z0-9]+(-[a-z0-9]+)*)$")
+_SELECTOR_RE = re.compile(r"^(ALL|MS\d{0,3}|[EWC]8\d{3}|[a-z0-9]+(-[a-z0-9]+)*)$")
 
 
 def _error(source: str, key: str, problem: str) -> ConfigError:
@@ -132,7 +132,8 @@ def check_selectors(selectors, source: str, key: str) -> Tuple[str, ...]:
     checked = []
     for selector in _string_list(selectors, source, key):
         normalized = selector.strip()
-        if normalized.upper().startswith("MS") or re.match(r"^[ewc]8\d{3}$", normalized, re.I):
+        if normalized.upper().startswith("MS") or normalized.upper() == "ALL" or \
+                re.match(r"^[ewc]8\d{3}$", normalized, re.I):
             normalized = normalized.upper()
         if not _SELECTOR_RE.match(normalized) or not rules.matching(normalized):
             raise _error(source, key, f"{selector!r} is not a rule code, code prefix, rule symbol or pylint id")
@@ -353,7 +354,19 @@ def _enabled_by_selection(config: Config, rules) -> Dict[str, bool]:
             enabled = {rule.code: False for rule in rules}
             # the tool's own findings (unparsable file, internal error) stay on unless ignored
             turn([rule.code for rule in rules if rule.code.startswith("MS0") and rule.default_enabled], True)
-            turn(select, True)
-        turn(extend_select, True)
-        turn(ignore, False)
+        # as in ruff: the less specific selectors first, so the more specific one wins
+        # (`--select MS103 --ignore MS1` runs MS103); of two equally specific ones, ignore
+        steps = [(_specificity(s), 0, s, True) for s in tuple(select or ()) + tuple(extend_select)]
+        steps += [(_specificity(s), 1, s, False) for s in ignore]
+        for _, _, selector, state in sorted(steps, key=lambda step: step[:2]):
+            turn([selector], state)
     return enabled
+
+
+def _specificity(selector: str) -> int:
+    """ALL < MS < MS1 < MS10 < one rule (a code, a symbol, a pylint id)."""
+    text = selector.strip().upper()
+    if text == "ALL":
+        return 0
+    prefix = re.fullmatch(r"MS(\d{0,2})", text)
+    return 1 + len(prefix.group(1)) if prefix else 4

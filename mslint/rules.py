@@ -146,8 +146,10 @@ class Registry:
                 or self._by_pylint_id.get(key.upper()))
 
     def matching(self, selector: str) -> List[Rule]:
-        """Rules a selector names: a code prefix (MS1, MS10, MS101), a symbol or a pylint id."""
+        """Rules a selector names: ALL, a code prefix (MS1, MS10, MS101), a symbol or a pylint id."""
         sel = selector.strip()
+        if sel.upper() == "ALL":
+            return list(self)
         rule = self._by_symbol.get(sel.lower()) or self._by_pylint_id.get(sel.upper())
         if rule is not None:
             return [rule]

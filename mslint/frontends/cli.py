@@ -71,8 +71,9 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     rules = parser.add_argument_group("rule selection (the command line wins over the configuration)")
     rules.add_argument("--select", metavar="CODES", action="append",
-                       help="only these rules: codes, prefixes (MS1, MS10), symbols or pylint ids, "
-                            "comma-separated; repeatable")
+                       help="only these rules: codes, prefixes (MS1, MS10), symbols, pylint ids or ALL, "
+                            "comma-separated; repeatable; the more specific name wins (--select MS103 --ignore MS1 "
+                            "runs MS103)")
     rules.add_argument("--extend-select", metavar="CODES", action="append",
                        help="these rules in addition to the selected ones; repeatable")
     rules.add_argument("--ignore", metavar="CODES", action="append", help="skip these rules; repeatable")
