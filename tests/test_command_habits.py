@@ -181,3 +181,40 @@ def test_add_noqa_puts_disable_next_above_a_line_that_continues_with_a_backslash
     assert tree.codes("--no-cache", "net.py") == [("net.py", 11, "MS102")]
     again = tree.mslint("--no-cache", "--add-noqa", "net.py")
     assert again.stdout == "Added 0 suppression comments to 0 files.\n"
+
+
+# -- standard input --------------------------------------------------------------------------------
+def test_stdin_is_linted_as_the_named_file_of_its_project(tree):
+    tree.write("pyproject.toml", '[tool.mslint]\nper-file-ignores = {"tests/*" = ["MS102"]}\n')
+    tree.write("pkg/__init__.py", "")
+    tree.write("pkg/utils.py", "def helper(x):\n    return x\n")  # on disk: clean
+    tree.write("pkg/model.py", '''
+        from mindspore import nn
+        from pkg.utils import helper
+
+
+        class Net(nn.Cell):
+            def construct(self, x):
+                return helper(x)
+    ''')
+    unsaved = "import numpy as np\n\n\ndef helper(x):\n    return np.exp(x)\n"
+    result = tree.mslint("-", "--stdin-filename", "pkg/utils.py", "--output-format", "json", input=unsaved)
+    # the buffer's helper is graph code because model.py (on disk) reaches it
+    assert result.returncode == 1, result.stderr
+    [finding] = json.loads(result.stdout)
+    assert (finding["path"], finding["line"], finding["code"]) == ("pkg/utils.py", 5, "MS102")
+    assert "called from Net.construct (model.py, line 7)" in finding["message"]
+    # its configuration is the named file's: per-file-ignores apply
+    ignored = tree.mslint("-", "--stdin-filename", "tests/test_x.py", input=BAD)
+    assert (ignored.returncode, ignored.stdout) == (0, "All checks passed (1 file checked).\n")
+    assert tree.mslint("-", "--stdin-filename", "net.py", input=BAD).stdout.startswith("net.py:8:16: MS102")
+
+
+def test_stdin_fix_prints_the_fixed_text_and_writes_nothing(tree):
+    source = "from mindspore import nn\ndrop = nn.Dropout(keep_prob=0.9)\n"
+    path = tree.write("net.py", source)
+    result = tree.mslint("-", "--stdin-filename", "net.py", "--fix", input=source)
+    assert (result.returncode, result.stdout) == (0, "from mindspore import nn\ndrop = nn.Dropout(p=0.1)\n")
+    assert result.stderr == "Fixed 1 problem.\n" and path.read_text() == source
+    mixed = tree.mslint("-", "net.py", input=source)
+    assert mixed.returncode == 2 and "standard input is linted alone" in mixed.stderr

@@ -18,7 +18,7 @@ import tempfile
 import tokenize
 from collections import Counter
 from dataclasses import dataclass, field, replace
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from mslint.findings import Finding
 from mslint.fixes import Fix, applicable, apply_fixes, parses
@@ -154,14 +154,26 @@ def _by_path(findings: Sequence[Finding]) -> Dict[str, List[Finding]]:
 def fixed_text(path: str, text: str, config, unsafe: bool = True) -> str:
     """One text after every applicable fix, as `--fix` would leave it (nothing is written): the
     tests run rule pages' fixed Examples with MindSpore this way."""
-    findings = lint_sources([(path, text)], config)
+    return fix_text(text, lambda current: lint_sources([(path, current)], config), unsafe)[0]
+
+
+def fix_text(text: str, lint: Callable[[str], List[Finding]], unsafe: bool
+             ) -> Tuple[str, Counter, List[Finding]]:
+    """(fixed text, rule code -> fixes applied, what remains) for a text that is not written
+    anywhere (`mslint - --fix` prints it); `lint(text)` gives a text's findings."""
+    fixed: Counter = Counter()
+    findings = lint(text)
+    newline = "\r\n" if "\r\n" in text else "\n"
     for _ in range(MAX_PASSES):
-        new_text, _, problem = _one_pass(text, findings, "\n", unsafe)
-        if problem is not None or new_text == text:
+        new_text, codes, problem = _one_pass(text, findings, newline, unsafe)
+        if problem is not None:
+            return text, fixed, findings + [problem]
+        if new_text == text:
             break
         text = new_text
-        findings = lint_sources([(path, text)], config)
-    return text
+        fixed.update(codes)
+        findings = lint(text)
+    return text, fixed, findings
 
 
 def _one_pass(text: str, findings: List[Finding], newline: str, unsafe: bool

@@ -86,6 +86,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help=argparse.SUPPRESS)
     files.add_argument("--no-respect-gitignore", dest="respect_gitignore", action="store_false",
                        help="also search files .gitignore ignores")
+    files.add_argument("--stdin-filename", metavar="PATH",
+                       help="with the path -: lint standard input as if it were the file PATH of its project "
+                            "(its configuration, importers and helpers); --fix prints the fixed text")
     files.add_argument("--force-exclude", action="store_true",
                        help="apply exclusions and .gitignore to paths named on the command line too (pre-commit)")
     settings = parser.add_argument_group("settings")
@@ -218,6 +221,10 @@ def _main(argv: Optional[List[str]]) -> int:
         _print_warnings(config_for)
         return _information(lambda: _list_rules(args.output_format, config))
 
+    if paths == ["-"] or (args.stdin_filename and not args.paths):
+        return _lint_stdin(args, config_for)
+    if "-" in paths:
+        raise UsageError("-: standard input is linted alone (mslint - --stdin-filename PATH)")
     excluded: List[str] = []  # named, and left out by --force-exclude
     excluded_under: List[str] = []  # searched, with something left out by exclude or .gitignore
     missing: List[str] = []
@@ -241,8 +248,54 @@ def _main(argv: Optional[List[str]]) -> int:
     return EXIT_ERROR if missing and not args.exit_zero else status
 
 
-def _lint_files(args, paths: List[str], files: List[str], config_for) -> int:
-    """Lint (or fix, or adopt) the files found; the exit status."""
+def _lint_stdin(args, config_for) -> int:
+    from mslint.frontends import stdin
+
+    if args.add_noqa or args.write_baseline:
+        raise UsageError("--add-noqa and --write-baseline change files: they do not read standard input")
+    try:
+        path = stdin.stdin_path(args.stdin_filename or stdin.DEFAULT_NAME)
+        config_for(path)  # its configuration's errors and warnings first
+        _print_warnings(config_for)
+        text = stdin.read_stdin()
+    except stdin.StdinError as error:
+        raise UsageError(str(error)) from None
+    if _wants_fixes(args):
+        return _fix_stdin(args, path, text, config_for)
+    return _lint_files(args, [path], [path], config_for, texts={os.path.abspath(path): text})
+
+
+def _fix_stdin(args, path: str, text: str, config_for) -> int:
+    """The fixed text to stdout (ruff's `--fix -`), or its diff with --diff; what remains to stderr."""
+    from mslint.fix.apply import unified_diff
+    from mslint.frontends import stdin
+
+    if args.statistics:
+        raise UsageError("--statistics does not combine with --fix, --diff or --fix-only")
+    fixed, counts, findings = stdin.fix_text(path, text, config_for, args.unsafe_fixes)
+    count = sum(counts.values())
+    failed = any(f.rule is INTERNAL_ERROR for f in findings)
+    if args.diff:
+        print(f"Would fix {count} problem{'s' if count != 1 else ''}." if count else "No fixes to apply.",
+              file=sys.stderr)
+        status = EXIT_ERROR if failed else EXIT_FINDINGS if fixed != text else EXIT_CLEAN
+        return output.write(lambda out: out.write(unified_diff(_display_path(path), text, fixed)), sys.stdout,
+                            status)
+    print(f"Fixed {count} problem{'s' if count != 1 else ''}." if count else "No fixes to apply.", file=sys.stderr)
+    findings = sorted((_display(f) for f in findings), key=Finding.sort_key)
+    if not args.fix_only and findings:
+        REPORTERS["concise"](findings, sys.stderr, {"files": 1, "base": locations.base_directory(), "quiet": True,
+                                                    "unsafe_fixes": args.unsafe_fixes})
+    if failed and not args.exit_zero:
+        status = EXIT_ERROR
+    else:
+        status = EXIT_FINDINGS if findings and not args.fix_only and not args.exit_zero else EXIT_CLEAN
+    return output.write(lambda out: out.write(fixed), sys.stdout, status)
+
+
+def _lint_files(args, paths: List[str], files: List[str], config_for, texts=None) -> int:
+    """Lint (or fix, or adopt) the files found; the exit status.  `texts`: absolute path -> the
+    text to lint instead of the file's (standard input)."""
     caches = None if args.no_cache else caches_by_configuration()
     report_to = output.open_output(args.output_file)
     people = args.output_format in PEOPLE_FORMATS and not args.statistics
@@ -253,7 +306,7 @@ def _lint_files(args, paths: List[str], files: List[str], config_for) -> int:
     if _wants_fixes(args):
         return _run_fixes(args, files, config_for, caches, jobs, report_to)
     try:
-        run = lint_run(files, config_for, jobs=jobs, cache=caches, progress=progress)
+        run = lint_run(files, config_for, jobs=jobs, cache=caches, progress=progress, texts=texts)
     finally:
         progress.finish()
     for path, line, warning in run.warnings:
