@@ -84,6 +84,18 @@ class Config:
                 found.extend(selectors)
         return tuple(found)
 
+    def unmatched_globs(self, files, left_out) -> List[str]:
+        """The `exclude`, `extend-exclude` and `per-file-ignores` globs that match nothing in a run:
+        no path it left out (`left_out`), no file it linted (`files`).  A typo, or a glob written
+        against another directory than this configuration's."""
+        left = [_relative(path, self.root) for path in left_out]
+        linted = [_relative(path, self.root) for path in files]
+        unmatched = [f"exclude {pattern!r}" for pattern in self.exclude + self.extend_exclude
+                     if not any(globs.matches(path, pattern) for path in left)]
+        unmatched += [f"per-file-ignores {pattern!r}" for pattern, _ in self.per_file_ignores
+                      if not any(globs.matches(path, pattern) for path in linted)]
+        return unmatched
+
     def is_excluded(self, path: str) -> bool:
         relative = _relative(path, self.root)
         return any(globs.matches(relative, p) for p in self.exclude + self.extend_exclude)

@@ -218,3 +218,19 @@ def test_stdin_fix_prints_the_fixed_text_and_writes_nothing(tree):
     assert result.stderr == "Fixed 1 problem.\n" and path.read_text() == source
     mixed = tree.mslint("-", "net.py", input=source)
     assert mixed.returncode == 2 and "standard input is linted alone" in mixed.stderr
+
+
+# -- --config FILE ---------------------------------------------------------------------------------
+def test_config_file_globs_are_relative_to_its_folder_and_a_glob_matching_nothing_is_a_warning(tree):
+    tree.write("conf/pyproject.toml", '[tool.mslint]\nexclude = ["legacy"]\n'
+                                      'per-file-ignores = {"proj/tests/*" = ["MS102"], "tests/*" = ["MS102"]}\n')
+    tree.write("proj/tests/test_net.py", BAD)
+    tree.write("proj/legacy/net.py", BAD)
+    result = tree.mslint("--no-cache", "--output-format", "json", "--config", "conf/pyproject.toml", "proj")
+    # proj/tests/* is written against the working directory, not conf/: it matches nothing
+    assert [(f["path"], f["code"]) for f in json.loads(result.stdout)] == [("proj/tests/test_net.py", "MS102")]
+    assert result.stderr == (
+        "mslint: warning: --config conf/pyproject.toml: per-file-ignores 'proj/tests/*' matches nothing in this "
+        "run (globs are relative to conf, the folder of the configuration file)\n"
+        "mslint: warning: --config conf/pyproject.toml: per-file-ignores 'tests/*' matches nothing in this "
+        "run (globs are relative to conf, the folder of the configuration file)\n")

@@ -228,11 +228,14 @@ def _main(argv: Optional[List[str]]) -> int:
     excluded: List[str] = []  # named, and left out by --force-exclude
     excluded_under: List[str] = []  # searched, with something left out by exclude or .gitignore
     missing: List[str] = []
+    left_out: List[str] = []
     files = discover(paths, config_for, respect_gitignore=args.respect_gitignore, force_exclude=args.force_exclude,
-                     excluded_by_name=excluded, missing=missing, excluded_under=excluded_under)
+                     excluded_by_name=excluded, missing=missing, excluded_under=excluded_under, left_out=left_out)
     for path in files:  # each file's configuration, found now: its errors and warnings come first
         config_for(path)
     _print_warnings(config_for)
+    if args.config and any(os.path.isdir(path) for path in paths):
+        _warn_unmatched_globs(args.config, config_for(paths[0]), files, left_out)
     for path in missing:  # as ruff: said, and the other paths are still linted (exit 2 at the end)
         print(f"mslint: error: {path}: no such file or directory", file=sys.stderr)
     if len(missing) == len(paths):
@@ -246,6 +249,14 @@ def _main(argv: Optional[List[str]]) -> int:
         return EXIT_ERROR
     status = _lint_files(args, paths, files, config_for)
     return EXIT_ERROR if missing and not args.exit_zero else status
+
+
+def _warn_unmatched_globs(given: str, config: config_module.Config, files: List[str], left_out: List[str]) -> None:
+    """--config FILE: its globs are relative to FILE's folder, not to the working directory (so a
+    configuration means the same wherever the command runs); say so when one matches nothing."""
+    for glob in config.unmatched_globs(files, left_out):
+        print(f"mslint: warning: --config {given}: {glob} matches nothing in this run (globs are relative to "
+              f"{_display_path(config.root) or '.'}, the folder of the configuration file)", file=sys.stderr)
 
 
 def _lint_stdin(args, config_for) -> int:

@@ -20,13 +20,15 @@ class UsageError(Exception):
 
 def discover(paths: Sequence[str], config, respect_gitignore: bool = True,
              force_exclude: bool = False, excluded_by_name: Optional[List[str]] = None,
-             missing: Optional[List[str]] = None, excluded_under: Optional[List[str]] = None) -> List[str]:
+             missing: Optional[List[str]] = None, excluded_under: Optional[List[str]] = None,
+             left_out: Optional[List[str]] = None) -> List[str]:
     """The Python files to lint, sorted.  `config`: one configuration, or a function giving
     each path's (its `exclude` applies).  The named paths --force-exclude leaves out are
     appended to `excluded_by_name` if given; paths that do not exist to `missing` (without
     that list they are a UsageError); the named directories in which exclusions or .gitignore
-    left something out to `excluded_under`."""
+    left something out to `excluded_under`, and what they left out to `left_out`."""
     config_for = config if callable(config) else (lambda path, _config=config: _config)
+    left_out_paths = left_out
     found = set()
     matchers: Dict[str, Gitignore] = {}
 
@@ -54,7 +56,10 @@ def discover(paths: Sequence[str], config, respect_gitignore: bool = True,
         for directory, subdirectories, files in os.walk(path):
             kept = [d for d in subdirectories if not project.skipped_directory(directory, d)]
             searched = sorted(d for d in kept if not _left_out(os.path.join(directory, d), True, config_for, gitignore))
-            left_out = left_out or len(searched) < len(kept)
+            if len(searched) < len(kept):
+                left_out = True
+                if left_out_paths is not None:
+                    left_out_paths.extend(os.path.join(directory, d) for d in kept if d not in searched)
             subdirectories[:] = searched
             for name in files:
                 full = os.path.normpath(os.path.join(directory, name))
@@ -62,6 +67,8 @@ def discover(paths: Sequence[str], config, respect_gitignore: bool = True,
                     continue
                 if _left_out(full, False, config_for, gitignore):
                     left_out = True
+                    if left_out_paths is not None:
+                        left_out_paths.append(full)
                 else:
                     found.add(full)
         if left_out and excluded_under is not None:
