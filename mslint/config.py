@@ -51,6 +51,7 @@ class Config:
     allowed_constant_calls: Tuple[str, ...] = DEFAULT_ALLOWED_CONSTANT_CALLS
     extra_jit_decorators: Tuple[str, ...] = ()
     extra_cell_bases: Tuple[str, ...] = ()  # qualified names of library classes to treat as Cells
+    docs_url: Optional[str] = None  # where rule pages are published (mslint.rules.page_url); not in findings
     source: Optional[str] = None  # the pyproject.toml it came from
     root: str = field(default_factory=os.getcwd)  # patterns are relative to this directory
     # one-line notes for the user (a target-version newer than mslint knows); not a setting
@@ -180,6 +181,13 @@ def _jobs(value, source: str, key: str) -> int:
     return value
 
 
+def _docs_url(value, source: str, key: str) -> str:
+    if not isinstance(value, str) or not re.match(r"^(https?|file)://\S+$", value):
+        raise _error(source, key, f"expected a URL such as \"https://example.org/mslint/rules/\" "
+                                  f"(or with {{code}}: \"https://example.org/rules/{{code}}.html\"), got {value!r}")
+    return value
+
+
 def _choice(value, source: str, key: str, choices) -> str:
     if value not in choices:
         raise _error(source, key, f"expected one of {', '.join(choices)}, got {value!r}")
@@ -214,6 +222,7 @@ _KEYS = {
     "extra-jit-decorators": _qualified_names,
     "jobs": _jobs,
     "extra-cell-bases": _qualified_names,
+    "docs-url": lambda v, s, k: _docs_url(v, s, k),
 }
 CONFIG_KEYS = tuple(_KEYS)
 

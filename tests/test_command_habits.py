@@ -234,3 +234,26 @@ def test_config_file_globs_are_relative_to_its_folder_and_a_glob_matching_nothin
         "run (globs are relative to conf, the folder of the configuration file)\n"
         "mslint: warning: --config conf/pyproject.toml: per-file-ignores 'tests/*' matches nothing in this "
         "run (globs are relative to conf, the folder of the configuration file)\n")
+
+
+# -- docs links ------------------------------------------------------------------------------------
+def test_finding_urls_are_the_installed_rule_page_or_the_configured_docs_url(tree):
+    from urllib.parse import urlparse
+    from urllib.request import url2pathname
+
+    tree.write("net.py", BAD)
+    [finding] = json.loads(tree.mslint("--no-cache", "--output-format", "json", "net.py").stdout)
+    # issue 29: it pointed at https://github.com/mslint/mslint/..., a repository that does not exist
+    assert finding["url"].startswith("file://") and finding["url"].endswith("/MS102.md")
+    page = url2pathname(urlparse(finding["url"]).path)
+    with open(page, encoding="utf-8") as handle:
+        assert handle.readline() == tree.mslint("--explain", "MS102").stdout.splitlines(keepends=True)[0]
+    tree.write("pyproject.toml", '[tool.mslint]\ndocs-url = "https://docs.example.org/rules/{code}.html"\n')
+    [finding] = json.loads(tree.mslint("--no-cache", "--output-format", "json", "net.py").stdout)
+    assert finding["url"] == "https://docs.example.org/rules/MS102.html"
+    sarif = json.loads(tree.mslint("--no-cache", "--output-format", "sarif", "net.py").stdout)
+    helps = {rule["id"]: rule["helpUri"] for rule in sarif["runs"][0]["tool"]["driver"]["rules"]}
+    assert helps["MS102"] == "https://docs.example.org/rules/MS102.html"
+    tree.write("pyproject.toml", '[tool.mslint]\ndocs-url = "https://docs.example.org/rules/"\n')
+    [finding] = json.loads(tree.mslint("--no-cache", "--output-format", "json", "net.py").stdout)
+    assert finding["url"] == "https://docs.example.org/rules/MS102.md"

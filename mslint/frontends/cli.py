@@ -214,6 +214,9 @@ def _main(argv: Optional[List[str]]) -> int:
     paths = args.paths or ["."]
     command_line = _command_line_settings(args)
     config_for = config_module.PerFile(args.config, command_line)
+    # where findings' rule pages are (docs-url), from the configuration of the first path
+    rules_module.set_docs_url(config_for(args.stdin_filename if paths == ["-"] and args.stdin_filename
+                                         else paths[0]).docs_url)
     if args.show_settings:
         return _information(lambda: _show_settings(args.show_settings, config_for))
     if args.list_rules:
