@@ -188,3 +188,18 @@ def test_the_precedence_table_in_the_configuration_reference_is_what_mslint_does
                                  "net.py"], cwd=tmp_path, capture_output=True, text=True)
         assert result.returncode == 1, (toml, command, result.stderr)
         assert sorted({f["code"] for f in json.loads(result.stdout)}) == reported, (toml, command)
+
+
+def test_pre_commit_revs_in_the_docs_are_commits_or_tags_the_repository_has():
+    # issue 29: `rev: v0.1.0` failed ("pathspec 'v0.1.0' did not match"): the repository has no tags
+    tags = subprocess.run(["git", "-C", str(REPO), "tag", "--list"], capture_output=True, text=True)
+    if tags.returncode != 0:
+        import pytest
+
+        pytest.skip("not a git checkout")
+    pages = [REPO / "README.md", REPO / ".pre-commit-hooks.yaml"] + sorted(DOCS.glob("*.md"))
+    revs = [(page.name, rev) for page in pages
+            for rev in re.findall(r"^[#\s-]*rev:\s*(\S+)", page.read_text(encoding="utf-8"), re.M)]
+    assert revs, "no pre-commit rev in the docs"
+    for page, rev in revs:
+        assert re.fullmatch(r"[0-9a-f]{40}|<.*", rev) or rev in tags.stdout.split(), (page, rev)
