@@ -3,6 +3,7 @@ subcommands, broken pipes, globs, words, empty runs, suppression and selection h
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -257,3 +258,24 @@ def test_finding_urls_are_the_installed_rule_page_or_the_configured_docs_url(tre
     tree.write("pyproject.toml", '[tool.mslint]\ndocs-url = "https://docs.example.org/rules/"\n')
     [finding] = json.loads(tree.mslint("--no-cache", "--output-format", "json", "net.py").stdout)
     assert finding["url"] == "https://docs.example.org/rules/MS102.md"
+
+
+# -- long output -----------------------------------------------------------------------------------
+def test_list_rules_has_a_header_for_every_column(tree):
+    lines = tree.mslint("--list-rules").stdout.splitlines()
+    header = lines[0]
+    assert header.split() == ["code", "symbol", "severity", "now", "default", "fix", "summary"]
+    [dropout] = [line for line in lines if line.startswith("MS711 ")]
+    assert dropout.index("fix:safe") == header.index("fix")
+    assert dropout.index("nn.Dropout is given") == header.index("summary")
+
+
+def test_statistics_shows_progress_on_a_terminal(tree):
+    from test_command import _on_a_terminal
+
+    for index in range(3):
+        tree.write(f"net{index}.py", BAD)
+    status, shown = _on_a_terminal(tree, "--no-cache", "--statistics", ".")
+    assert status == 1
+    assert re.search(r"mslint: [123]/3 files, \d+ s", shown) and "\r\x1b[K" in shown
+    assert "MS102" in shown.split("\r\x1b[K")[-1]  # the table, after the progress line is erased

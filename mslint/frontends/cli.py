@@ -313,8 +313,9 @@ def _lint_files(args, paths: List[str], files: List[str], config_for, texts=None
     caches = None if args.no_cache else caches_by_configuration()
     report_to = output.open_output(args.output_file)
     people = args.output_format in PEOPLE_FORMATS and not args.statistics
-    progress = Progress(sys.stderr, people and not args.quiet and output.is_terminal(sys.stderr)
-                        and output.is_terminal(report_to))
+    # a long --statistics run shows its progress too (its text is for people as well)
+    progress = Progress(sys.stderr, args.output_format in PEOPLE_FORMATS and not args.quiet
+                        and output.is_terminal(sys.stderr) and output.is_terminal(report_to))
     gc.set_threshold(*GC_THRESHOLDS)  # until the output is written (main restores them): see mslint.run.runner
     jobs = args.jobs if args.jobs is not None else (config_for(paths[0]).jobs or 0)
     if _wants_fixes(args):
@@ -482,7 +483,7 @@ def _list_rules(output_format: str, config: config_module.Config) -> int:
         sys.stdout.write("\n")
         return EXIT_CLEAN
     width = max(len(r.symbol) for r in rules)
-    print(f"{'code':<5}  {'symbol':<{width}}  {'severity':<8}  {'now':<3}  {'default':<7}  summary")
+    print(f"{'code':<5}  {'symbol':<{width}}  {'severity':<8}  {'now':<3}  {'default':<7}  {'fix':<13} summary")
     for rule in rules:
         now = "on" if enabled[rule.code] else "off"
         default = "on" if rule.default_enabled else "off"
