@@ -203,3 +203,20 @@ def test_pre_commit_revs_in_the_docs_are_commits_or_tags_the_repository_has():
     assert revs, "no pre-commit rev in the docs"
     for page, rev in revs:
         assert re.fullmatch(r"[0-9a-f]{40}|<.*", rev) or rev in tags.stdout.split(), (page, rev)
+
+
+def test_fix_markers_and_the_fixable_list_in_the_docs_match_the_rules():
+    # issue 29: README and getting-started showed `MS703 [*] ...` (MS711's line; MS703's fixes are
+    # unsafe only), and README's "Fixable today" left out five fixable rules
+    from mslint.fixes import FIXABLE, SAFE
+    from mslint.rules import registry
+
+    pages = [REPO / "README.md"] + sorted(DOCS.glob("*.md"))
+    shown = [(page.name, code, symbol) for page in pages
+             for code, symbol in re.findall(r"\b(MS\d{3}) \[\*\] ([a-z0-9-]+)", page.read_text(encoding="utf-8"))]
+    assert shown
+    for page, code, symbol in shown:  # `[*]` without --unsafe-fixes: a safe fix
+        assert (registry().get(code).symbol, FIXABLE.get(code)) == (symbol, SAFE), (page, code)
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    fixable_today = readme.split("Fixable today", 1)[1].split("`mslint --list-rules`", 1)[0]
+    assert sorted(set(re.findall(r"MS\d{3}", fixable_today))) == sorted(FIXABLE)
