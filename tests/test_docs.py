@@ -220,3 +220,36 @@ def test_fix_markers_and_the_fixable_list_in_the_docs_match_the_rules():
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     fixable_today = readme.split("Fixable today", 1)[1].split("`mslint --list-rules`", 1)[0]
     assert sorted(set(re.findall(r"MS\d{3}", fixable_today))) == sorted(FIXABLE)
+
+
+def ruff_habit_rows():
+    text = (DOCS / "configuration.md").read_text(encoding="utf-8")
+    table = text.split("## Coming from ruff", 1)[1].split("| habit | comment | command line | reported | exit | ruff |",
+                                                          1)[1]
+    rows = []
+    for line in table.strip().splitlines()[1:]:
+        if not line.startswith("|"):
+            break
+        habit, comment, command, reported, status, _ = [cell.strip() for cell in line.strip("|").split("|")]
+        rows.append((habit, comment.strip("`"), shlex.split(command.strip("`")),
+                     sorted(code.strip() for code in reported.split(",") if code.strip()), int(status)))
+    return rows
+
+
+def test_the_ruff_habits_table_in_the_configuration_reference_is_what_mslint_does(tmp_path):
+    rows = ruff_habit_rows()
+    assert len(rows) >= 10
+    lines = PRECEDENCE_EXAMPLE.splitlines()
+    target = next(i for i, line in enumerate(lines) if "return np.exp" in line)
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'example'\n")
+    for habit, comment, command, reported, status in rows:
+        source = "\n".join(lines[:target] + [f"{lines[target]}  {comment}".rstrip()] + lines[target + 1:]) + "\n"
+        (tmp_path / "net.py").write_text(source)
+        flags = ["--output-format", "json", "--no-cache"]
+        files = [] if "-" in command else ["net.py"]
+        arguments = (["check"] + flags + command[1:] if command[:1] == ["check"] else flags + command) + files
+        result = subprocess.run([sys.executable, "-m", "mslint", *arguments], cwd=tmp_path, capture_output=True,
+                                text=True, input=source if "-" in command else None)
+        assert result.returncode == status, (habit, result.stderr)
+        assert sorted({f["code"] for f in json.loads(result.stdout)}) == reported, habit
+        assert "Traceback" not in result.stderr
