@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import re
+from typing import Optional
 
 
 def matches(relative: str, pattern: str) -> bool:
@@ -41,31 +42,54 @@ def normalized(pattern: str) -> str:
 
 @functools.lru_cache(maxsize=512)
 def _compiled(pattern: str) -> "re.Pattern":
+    return re.compile(translate(pattern, star_crosses_slash=True) + r"\Z", re.DOTALL)
+
+
+def translate(glob: str, star_crosses_slash: bool = False) -> str:
+    """A regular expression (without anchors) for a glob: `**/` is zero or more directories, a
+    trailing `/**` everything inside, `[...]` a class (`[!...]` negated), `\\x` the character x.
+    `*` and `?` stop at `/` as in .gitignore, unless `star_crosses_slash` (mslint's own globs)."""
+    star, one = (".*", ".") if star_crosses_slash else ("[^/]*", "[^/]")
     out = []
-    position = 0
-    while position < len(pattern):
-        if pattern.startswith("**/", position) and (position == 0 or pattern[position - 1] == "/"):
-            out.append("(?:.*/)?")  # zero or more directories
-            position += 3
-        elif pattern.startswith("/**", position) and position + 3 == len(pattern):
-            out.append("(?:/.*)?")
-            position += 3
-        elif pattern[position] == "*":
+    i = 0
+    while i < len(glob):
+        if glob.startswith("**/", i):  # zero or more directories
+            out.append("(?:.*/)?")
+            i += 3
+        elif glob.startswith("/**", i) and i + 3 == len(glob):  # everything inside
+            out.append("/.*")
+            i += 3
+        elif glob.startswith("**", i):
             out.append(".*")
-            position += 1
-        elif pattern[position] == "?":
-            out.append(".")
-            position += 1
-        elif pattern[position] == "[":
-            end = pattern.find("]", position + 2 if pattern[position + 1:position + 2] in ("!", "]") else position + 1)
-            if end < 0:
-                out.append(re.escape("["))
-                position += 1
-                continue
-            body = pattern[position + 1:end]
-            out.append("[" + ("^" + body[1:] if body.startswith("!") else body).replace("\\", "\\\\") + "]")
-            position = end + 1
+            i += 2
+        elif glob[i] == "*":
+            out.append(star)
+            i += 1
+        elif glob[i] == "?":
+            out.append(one)
+            i += 1
+        elif glob[i] == "[" and _class_end(glob, i) is not None:
+            end = _class_end(glob, i)
+            content = glob[i + 1:end]
+            if content[:1] in ("!", "^"):
+                content = "^" + content[1:]
+            out.append("[" + content.replace("\\", "\\\\") + "]")
+            i = end + 1
+        elif glob[i] == "\\" and i + 1 < len(glob):
+            out.append(re.escape(glob[i + 1]))
+            i += 2
         else:
-            out.append(re.escape(pattern[position]))
-            position += 1
-    return re.compile("".join(out) + r"\Z", re.DOTALL)
+            out.append(re.escape(glob[i]))
+            i += 1
+    return "".join(out)
+
+
+def _class_end(glob: str, start: int) -> Optional[int]:
+    """The index of the `]` closing the character class opened at `start`, or None."""
+    position = start + 1
+    if glob[position:position + 1] in ("!", "^"):
+        position += 1
+    if glob[position:position + 1] == "]":  # a leading ] is part of the class
+        position += 1
+    end = glob.find("]", position)
+    return end if end != -1 else None
