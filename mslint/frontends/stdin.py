@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import sys
 from collections import Counter
-from typing import Callable, List, Tuple
+from typing import List, Tuple
 
 from mslint.findings import Finding
 from mslint.run.runner import RunReport, decode_source, lint_run
@@ -43,8 +43,8 @@ def fix_text(path: str, text: str, config_for, unsafe: bool) -> Tuple[str, Count
     return apply.fix_text(text, lambda current: lint_text(path, current, config_for).findings, unsafe)
 
 
-def stdin_path(given: str, exists: Callable[[str], bool] = os.path.isdir) -> str:
+def stdin_path(given: str) -> str:
     """The path the text is linted as; a directory is refused (the text is one module)."""
-    if exists(given):
+    if os.path.isdir(given):
         raise StdinError(f"--stdin-filename {given}: is a directory; name the file the text is")
     return given
