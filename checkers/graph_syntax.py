@@ -16,6 +16,7 @@ from astroid import nodes
 from mslint.project import mindspore_names as msn
 from mslint.project import resolve
 from mslint.analysis.context import ModuleContext
+from mslint.analysis import version_tests
 from mslint import fixes
 from mslint.findings import Finding, shown
 from mslint.rules import Rule, implements
@@ -141,15 +142,19 @@ _ATTRIBUTE_ERRORS = frozenset({"AttributeError"})
 
 @implements(LEGACY_JIT_API)
 def check_legacy_jit_api(ctx: ModuleContext) -> Iterator[Finding]:
-    legacy = ctx.config.target_at_least(LEGACY_REMOVED_IN)
-    deprecated = ctx.config.target_at_least(COMMON_API_DEPRECATED_IN)
-    if not (legacy or deprecated):
+    legacy_in_target = ctx.config.target_at_least(LEGACY_REMOVED_IN)
+    deprecated_in_target = ctx.config.target_at_least(COMMON_API_DEPRECATED_IN)
+    if not (legacy_in_target or deprecated_in_target):
         return
     for node in ctx.module_nodes(nodes.Import, nodes.ImportFrom, nodes.Attribute):
         if isinstance(node, nodes.Attribute) and node.attrname not in _LEGACY_NAMES:
             continue  # the cheap test first: most attributes of a module are not ms_function / ms_class
         if _guarded(node, _ATTRIBUTE_ERRORS if isinstance(node, nodes.Attribute) else _IMPORT_ERRORS):
             continue
+        # in the branch of a version test taken on older versions the old spelling is the right one
+        legacy = legacy_in_target and version_tests.holds_from(node, LEGACY_REMOVED_IN, ctx.config.target_version)
+        deprecated = deprecated_in_target and \
+            version_tests.holds_from(node, COMMON_API_DEPRECATED_IN, ctx.config.target_version)
         if isinstance(node, nodes.ImportFrom):
             module = resolve.absolute_import_name(node)
             names = [name for name, _ in node.names if module in _LEGACY_MODULES and name in _LEGACY_NAMES]

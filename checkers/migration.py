@@ -19,6 +19,7 @@ from mslint.project.classes import call_arguments, keyword_value
 from mslint.analysis.context import ModuleContext
 from mslint.findings import Finding, shown
 from mslint.analysis.lattice import Kind
+from mslint.analysis import version_tests
 from mslint.checkers.migration_fixed_weights import constant_parameters
 from mslint.analysis.literal_values import literal_of, number
 from mslint.project.resolve import Resolver, assigned_values
@@ -304,6 +305,7 @@ def check_conv_implicit_same(ctx: ModuleContext) -> Iterator[Finding]:
         )
 
 
+DROPOUT_P_SINCE = "2.0"
 _DEPRECATION = "'For Dropout, this parameter keep_prob will be deprecated, please use p instead'"
 
 
@@ -345,14 +347,16 @@ def check_dropout_keep_prob(ctx: ModuleContext) -> Iterator[Finding]:
                   if keep is not None and 0 < keep <= 1 else "is the probability of KEEPING an activation")
         binds = f"passes {spelled}, which reads as a drop rate, as keep_prob:" if by_keyword else \
             f"binds keep_prob={spelled}, not PyTorch's drop probability:"
-        yield ctx.finding(
-            DROPOUT_KEEP_PROB, call,
-            f"'{_layer(call)}({written})' {binds} it {effect}; keep_prob is deprecated ('please use p "
-            f"instead'): write p={spelled} if {spelled} is the drop rate, p={dropout_rates.one_minus(value)} if it "
-            "is the keep rate",
-            fix=_keyword_dropout_fix(call, value, force_unsafe=True) if by_keyword else
-            _positional_dropout_fix(call, value),
-        )
+        if _p_exists(ctx, call):
+            advice = (f"keep_prob is deprecated ('please use p instead'): write p={spelled} if {spelled} is the "
+                      f"drop rate, p={dropout_rates.one_minus(value)} if it is the keep rate")
+            fix = _keyword_dropout_fix(call, value, force_unsafe=True) if by_keyword else \
+                _positional_dropout_fix(call, value)
+        else:  # before 2.0 nn.Dropout has no p: neither the advice nor the fix may write it
+            advice = f"write keep_prob={dropout_rates.one_minus(value)} if {spelled} is the drop rate"
+            fix = None
+        yield ctx.finding(DROPOUT_KEEP_PROB, call, f"'{_layer(call)}({written})' {binds} it {effect}; {advice}",
+                          fix=fix)
 
 
 @implements(DROPOUT_KEEP_PROB_DEPRECATED)
@@ -360,7 +364,7 @@ def check_dropout_keep_prob_deprecated(ctx: ModuleContext) -> Iterator[Finding]:
     for call, value, by_keyword in _dropout_keep_prob(ctx):
         if not _right_keep_rate(ctx, value, by_keyword):
             continue  # MS703: the value reads as a drop rate
-        if _only_before_dropout_p(call):
+        if not _p_exists(ctx, call):
             continue  # p= does not exist there: keep_prob is the only spelling
         written = f"keep_prob={value.as_string()}" if by_keyword else value.as_string()
         yield ctx.finding(
@@ -371,44 +375,11 @@ def check_dropout_keep_prob_deprecated(ctx: ModuleContext) -> Iterator[Finding]:
         )
 
 
-def _only_before_dropout_p(node) -> bool:
-    """Inside the branch a MindSpore version test takes on versions before 2.0, where
-    nn.Dropout has no p (`if MS_VERSION <= "1.10.1": nn.Dropout(keep_prob=...)` `else:
-    mint.nn.Dropout(p=...)`): the code's own compatibility path, which p= would break."""
-    child, parent = node, node.parent
-    while parent is not None and not isinstance(parent, (nodes.FunctionDef, nodes.ClassDef, nodes.Module)):
-        if isinstance(parent, (nodes.If, nodes.IfExp)) and child is not parent.test:
-            older = _older_than_2_0(parent.test)
-            in_body = child in parent.body if isinstance(parent, nodes.If) else child is parent.body
-            if older is not None and older == in_body:
-                return True
-        child, parent = parent, parent.parent
-    return False
-
-
-def _older_than_2_0(test) -> Optional[bool]:
-    """For `version < "2.0"`-like tests (the version spelled with 'version': MS_VERSION,
-    ms.__version__, parse(mindspore.__version__)): True when the test holds only for versions
-    before 2.0, False when it holds only from 2.0 on; None for any other test."""
-    if not isinstance(test, nodes.Compare) or len(test.ops) != 1:
-        return None
-    operator, right = test.ops[0]
-    left = test.left
-    if "version" not in left.as_string().lower():
-        left, right = right, left
-        operator = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}.get(operator, operator)
-    if "version" not in left.as_string().lower() or operator not in ("<", "<=", ">", ">="):
-        return None
-    literal = next((n.value for n in right.nodes_of_class(nodes.Const) if isinstance(n.value, str)), None)
-    parts = literal.split(".") if literal else []
-    if not parts or not parts[0].isdigit():
-        return None
-    major = int(parts[0])
-    minor = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else 0
-    if operator in ("<", "<="):  # holds for versions up to the literal
-        return True if (major, minor) < (2, 0) or (operator == "<" and (major, minor) == (2, 0)) else None
-    # holds from the literal on: its else is older than 2.0 only for `>= "2.0"` or `> "1.x"`
-    return False if (major, minor) < (2, 0) or (operator == ">=" and (major, minor) == (2, 0)) else None
+def _p_exists(ctx: ModuleContext, call: nodes.Call) -> bool:
+    """nn.Dropout has p from 2.0 on: not on a target-version before it, nor in the branch of a version
+    test taken before it (`if MS_VERSION <= "1.10.1": nn.Dropout(keep_prob=...)` `else:
+    mint.nn.Dropout(p=...)`), the code's own compatibility path, which p= would break."""
+    return version_tests.holds_from(call, DROPOUT_P_SINCE, ctx.config.target_version)
 
 
 def _keep_rate_fix(call: nodes.Call, value) -> Optional[fixes.Fix]:
@@ -424,8 +395,8 @@ def _keyword_dropout_fix(call: nodes.Call, value, force_unsafe: bool = False) ->
     """keep_prob=k is a keep rate by its name: p=1 - k is the documented equivalent (safe); when
     k is spelled like a drop rate (keep_prob=dropout), p=1 - k keeps what the code does, which a
     human should confirm (unsafe)."""
-    keyword = next(k for k in call.keywords if k.arg == "keep_prob")
-    if keyword_value(call, "p") is not None or keyword.lineno is None:
+    keyword = next((k for k in call.keywords if k.arg == "keep_prob"), None)
+    if keyword is None or keyword_value(call, "p") is not None or keyword.lineno is None:
         return None
     return fixes.fix(fixes.UNSAFE if force_unsafe else fixes.SAFE, "use p, the drop probability",
                      fixes.replace_node(keyword, f"p={dropout_rates.one_minus(value)}"))

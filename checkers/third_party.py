@@ -513,9 +513,10 @@ def _constexpr_frozen_calls(ctx: ModuleContext):
 def _frozen_in_constexpr(ctx: ModuleContext) -> Iterator[Finding]:
     for inner, chain, helper, call, gf, qualname in _constexpr_frozen_calls(ctx):
         here = helper.root() is ctx.module
-        # in this module, the deepest place on the way to the draw (the draw, or the call that leaves the module)
-        shown_at = next(node for node in [inner] + [hop for hop, _ in reversed(chain)] + [call]
-                        if node.root() is ctx.module)
+        # in this module, the deepest place on the way to the draw (the draw, or the call that leaves the
+        # module); none when the whole way lies in another module (a helper file reached from this one)
+        shown_at = next((node for node in [inner] + [hop for hop, _ in reversed(chain)] + [call]
+                         if node.root() is ctx.module), call)
         where = f"line {call.lineno}" if here else f"{gf.display}, line {call.lineno}"
         if chain:  # in a project helper the @constexpr function calls
             hops = " -> ".join([helper.name] + [_hop_text(ctx, hop, callee) for hop, callee in chain])

@@ -1,13 +1,13 @@
 """[tool.mslint] loading and validation, shared by the CLI and the pylint plugin."""
 from __future__ import annotations
 
-import fnmatch
 import os
 import re
 import sys
 from dataclasses import dataclass, field, replace
 from typing import Dict, List, Optional, Tuple
 
+from mslint import globs
 from mslint.directories import PROJECT_MARKERS, nearest_directory_with
 
 
@@ -51,6 +51,7 @@ class Config:
     allowed_constant_calls: Tuple[str, ...] = DEFAULT_ALLOWED_CONSTANT_CALLS
     extra_jit_decorators: Tuple[str, ...] = ()
     extra_cell_bases: Tuple[str, ...] = ()  # qualified names of library classes to treat as Cells
+    docs_url: Optional[str] = None  # where rule pages are published (mslint.rules.page_url); not in findings
     source: Optional[str] = None  # the pyproject.toml it came from
     root: str = field(default_factory=os.getcwd)  # patterns are relative to this directory
     # one-line notes for the user (a target-version newer than mslint knows); not a setting
@@ -80,14 +81,25 @@ class Config:
         relative = _relative(path, self.root)
         found: List[str] = []
         for pattern, selectors in self.per_file_ignores:
-            if _glob_match(relative, pattern):
+            if globs.matches(relative, pattern):
                 found.extend(selectors)
         return tuple(found)
 
+    def unmatched_globs(self, files, left_out) -> List[str]:
+        """The `exclude`, `extend-exclude` and `per-file-ignores` globs that match nothing in a run:
+        no path it left out (`left_out`), no file it linted (`files`).  A typo, or a glob written
+        against another directory than this configuration's."""
+        left = [_relative(path, self.root) for path in left_out]
+        linted = [_relative(path, self.root) for path in files]
+        unmatched = [f"exclude {pattern!r}" for pattern in self.exclude + self.extend_exclude
+                     if not any(globs.matches(path, pattern) for path in left)]
+        unmatched += [f"per-file-ignores {pattern!r}" for pattern, _ in self.per_file_ignores
+                      if not any(globs.matches(path, pattern) for path in linted)]
+        return unmatched
+
     def is_excluded(self, path: str) -> bool:
         relative = _relative(path, self.root)
-        name = os.path.basename(path.rstrip(os.sep))
-        return any(_glob_match(relative, p) or fnmatch.fnmatch(name, p) for p in self.exclude + self.extend_exclude)
+        return any(globs.matches(relative, p) for p in self.exclude + self.extend_exclude)
 
 
 def _version_tuple(text: str) -> Tuple[int, ...]:
@@ -102,17 +114,7 @@ def _relative(path: str, root: str) -> str:
     return relative.replace(os.sep, "/")
 
 
-def _glob_match(relative: str, pattern: str) -> bool:
-    pattern = pattern.replace(os.sep, "/").rstrip("/")
-    if fnmatch.fnmatch(relative, pattern) or fnmatch.fnmatch(relative, pattern + "/*"):
-        return True
-    # a pattern without a slash matches a file or directory name at any depth
-    if "/" not in pattern:
-        return any(fnmatch.fnmatch(part, pattern) for part in relative.split("/"))
-    return False
-
-
-_SELECTOR_RE = re.compile(r"^(MS\d{0,3}|[EWC]8\d{3}|[a-z0-9]+(-[a-z0-9]+)*)$")
+_SELECTOR_RE = re.compile(r"^(ALL|MS\d{0,3}|[EWC]8\d{3}|[a-z0-9]+(-[a-z0-9]+)*)$")
 
 
 def _error(source: str, key: str, problem: str) -> ConfigError:
@@ -122,8 +124,13 @@ def _error(source: str, key: str, problem: str) -> ConfigError:
 
 
 def _string_list(value, source: str, key: str) -> Tuple[str, ...]:
-    if isinstance(value, str):
+    """A list of strings; a comma-separated string only from the command line (in a file,
+    `select = "MS101"` is a mistake to name, as for any other wrong type)."""
+    if isinstance(value, str) and source.startswith("--"):
         value = [v for v in re.split(r"[,\s]+", value) if v]
+    elif isinstance(value, str):
+        raise _error(source, key, f"expected a list of strings, got the string {value!r}: write [{value!r}]"
+                     .replace("'", '"'))
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise _error(source, key, f"expected a list of strings, got {value!r}")
     return tuple(value)
@@ -138,7 +145,8 @@ def check_selectors(selectors, source: str, key: str) -> Tuple[str, ...]:
     checked = []
     for selector in _string_list(selectors, source, key):
         normalized = selector.strip()
-        if normalized.upper().startswith("MS") or re.match(r"^[ewc]8\d{3}$", normalized, re.I):
+        if normalized.upper().startswith("MS") or normalized.upper() == "ALL" or \
+                re.match(r"^[ewc]8\d{3}$", normalized, re.I):
             normalized = normalized.upper()
         if not _SELECTOR_RE.match(normalized) or not rules.matching(normalized):
             raise _error(source, key, f"{selector!r} is not a rule code, code prefix, rule symbol or pylint id")
@@ -170,6 +178,13 @@ def check_target_version(value, source: str, key: str) -> Tuple[str, Tuple[str, 
 def _jobs(value, source: str, key: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise _error(source, key, f"expected a number of worker processes (0: decided from the work), got {value!r}")
+    return value
+
+
+def _docs_url(value, source: str, key: str) -> str:
+    if not isinstance(value, str) or not re.match(r"^(https?|file)://\S+$", value):
+        raise _error(source, key, f"expected a URL such as \"https://example.org/mslint/rules/\" "
+                                  f"(or with {{code}}: \"https://example.org/rules/{{code}}.html\"), got {value!r}")
     return value
 
 
@@ -207,6 +222,7 @@ _KEYS = {
     "extra-jit-decorators": _qualified_names,
     "jobs": _jobs,
     "extra-cell-bases": _qualified_names,
+    "docs-url": lambda v, s, k: _docs_url(v, s, k),
 }
 CONFIG_KEYS = tuple(_KEYS)
 
@@ -359,7 +375,19 @@ def _enabled_by_selection(config: Config, rules) -> Dict[str, bool]:
             enabled = {rule.code: False for rule in rules}
             # the tool's own findings (unparsable file, internal error) stay on unless ignored
             turn([rule.code for rule in rules if rule.code.startswith("MS0") and rule.default_enabled], True)
-            turn(select, True)
-        turn(extend_select, True)
-        turn(ignore, False)
+        # as in ruff: the less specific selectors first, so the more specific one wins
+        # (`--select MS103 --ignore MS1` runs MS103); of two equally specific ones, ignore
+        steps = [(_specificity(s), 0, s, True) for s in tuple(select or ()) + tuple(extend_select)]
+        steps += [(_specificity(s), 1, s, False) for s in ignore]
+        for _, _, selector, state in sorted(steps, key=lambda step: step[:2]):
+            turn([selector], state)
     return enabled
+
+
+def _specificity(selector: str) -> int:
+    """ALL < MS < MS1 < MS10 < one rule (a code, a symbol, a pylint id)."""
+    text = selector.strip().upper()
+    if text == "ALL":
+        return 0
+    prefix = re.fullmatch(r"MS(\d{0,2})", text)
+    return 1 + len(prefix.group(1)) if prefix else 4

@@ -7,11 +7,29 @@ same registry, so a rule has one code, one symbol and one message everywhere.
 """
 from __future__ import annotations
 
+import pathlib
 import re
 from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterable, List, Optional
 
-DOCS_BASE_URL = "https://github.com/mslint/mslint/blob/main/docs/rules/"
+# The `docs-url` setting of the run (mslint.config), set by the front-end: where rule pages are
+# published.  None: the page installed with mslint (a file: URL), which `mslint --explain` prints.
+_DOCS_URL: List[Optional[str]] = [None]
+
+
+def set_docs_url(base: Optional[str]) -> None:
+    _DOCS_URL[0] = base
+
+
+def page_url(code: str) -> str:
+    """A rule page's URL: docs-url with {code} filled in, or docs-url/CODE.md, or the installed page."""
+    base = _DOCS_URL[0]
+    if base:
+        return base.replace("{code}", code) if "{code}" in base else f"{base.rstrip('/')}/{code}.md"
+    from mslint import rule_pages
+
+    path = rule_pages.page_path(code)
+    return pathlib.Path(path).resolve().as_uri() if path else ""
 
 SEVERITIES = ("error", "warning", "info")
 _PYLINT_LETTER = {"error": "E", "warning": "W", "info": "C"}
@@ -61,7 +79,7 @@ class Rule:
 
     @property
     def url(self) -> str:
-        return f"{DOCS_BASE_URL}{self.code}.md"
+        return page_url(self.code)
 
     def __reduce__(self):
         # findings cross process boundaries (--jobs); a rule travels as its code
@@ -146,8 +164,10 @@ class Registry:
                 or self._by_pylint_id.get(key.upper()))
 
     def matching(self, selector: str) -> List[Rule]:
-        """Rules a selector names: a code prefix (MS1, MS10, MS101), a symbol or a pylint id."""
+        """Rules a selector names: ALL, a code prefix (MS1, MS10, MS101), a symbol or a pylint id."""
         sel = selector.strip()
+        if sel.upper() == "ALL":
+            return list(self)
         rule = self._by_symbol.get(sel.lower()) or self._by_pylint_id.get(sel.upper())
         if rule is not None:
             return [rule]

@@ -1,12 +1,16 @@
-"""Inline suppression comments: `# mslint: disable=...` and pylint's own `# pylint: disable=...`.
+"""Inline suppression comments: `# mslint: disable=...`, pylint's own `# pylint: disable=...`
+and ruff's / flake8's `# noqa: MS101`.
 
-Both spellings accept rule codes (MS101), symbols (tensor-to-numpy-in-graph), pylint ids
-(E8101), `mslint` or `all`, comma-separated:
+The first two accept rule codes (MS101), code prefixes (MS1, MS10), symbols
+(tensor-to-numpy-in-graph), pylint ids (E8101), `mslint` or `all`, comma-separated:
 
 * at the end of a line: that line;
 * `disable-next=` on a line of its own: the next line;
 * `disable=` on a line of its own: from there to the end of the enclosing block (the
   first later line indented less), as pylint does; `enable=` on its own line ends it.
+
+`# noqa: MS101, MS102` suppresses those rules (codes and prefixes; other tools' codes such as
+E501 are theirs and left alone) on its own line, and a bare `# noqa` every rule there, as in ruff.
 """
 from __future__ import annotations
 
@@ -20,13 +24,17 @@ from mslint.findings import Finding
 from mslint.rules import USELESS_SUPPRESSION, Registry
 
 _PRAGMA_RE = re.compile(r"#\s*(mslint|pylint)\s*:\s*(disable-next|disable|enable)\s*=\s*([\w\-, ]+)")
+# ruff's grammar: `# noqa`, or `# noqa:` and codes separated by commas or spaces (case-insensitive noqa)
+_NOQA_RE = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
+_ANY_PRAGMA_RE = re.compile(f"{_PRAGMA_RE.pattern}|{_NOQA_RE.pattern}", re.IGNORECASE)
+BARE_NOQA = "noqa"  # the name a bare `# noqa` pragma has
 
 
 @dataclass
 class Pragma:
     """One name in one `disable` / `disable-next` comment, and whether it suppressed anything."""
 
-    tool: str  # "mslint" or "pylint"
+    tool: str  # "mslint", "pylint" or "noqa"
     action: str  # "disable" or "disable-next"
     name: str  # as written: MS101, a symbol, E8101, all
     codes: Set[str]  # the rule codes it names (empty: names no rule)
@@ -61,12 +69,39 @@ class Suppressions:
         """`tool`'s disable pragmas that suppressed no finding (or name no rule)."""
         return [p for p in self.pragmas if p.tool == tool and not p.used]
 
+    def unknown(self) -> List[Pragma]:
+        """Names that look like mslint's and name no rule (`disable=MS999`, `# noqa: MS999`, a
+        misspelt symbol); pylint's pragmas and other tools' noqa codes are not ours to judge."""
+        return [p for p in self.pragmas if not p.codes and (
+            p.tool == "mslint" or (p.tool == "noqa" and p.name.upper().startswith("MS")))]
+
     # -- parsing -----------------------------------------------------------------------
+    def _parse_noqa(self, line_number: int, column: int, text: str, rules: Registry) -> None:
+        """`# noqa` (every rule) or `# noqa: CODE, CODE` on this line, wherever the comment is."""
+        match = _NOQA_RE.search(text)
+        if match is None:
+            return
+        if match.group("codes") is None:
+            names = [(match.start(), BARE_NOQA)]
+            everything = {rule.code for rule in rules}
+        else:
+            start = match.start("codes")
+            names = [(start + found.start(), found.group()) for found in re.finditer(r"[A-Za-z]+[0-9]+",
+                                                                                    match.group("codes"))]
+            everything = None
+        for offset, name in names:
+            codes = everything if everything is not None else _codes(name, rules)
+            pragma = Pragma("noqa", "disable", name, codes, line_number, column + offset, "line")
+            self.pragmas.append(pragma)
+            for code in sorted(codes):
+                self._lines.setdefault(line_number, []).append((code, pragma))
+
     def _parse(self, source: str, rules: Registry, honour_pylint: bool) -> None:
-        if not _PRAGMA_RE.search(source):  # no pragma anywhere: nothing to tokenize
+        if not _ANY_PRAGMA_RE.search(source):  # no pragma anywhere: nothing to tokenize
             return
         lines = source.splitlines()
         for line_number, column, text, own_line in _comments(source):
+            self._parse_noqa(line_number, column, text, rules)
             for match in _PRAGMA_RE.finditer(text):
                 tool, action, names = match.groups()
                 if tool == "pylint" and not honour_pylint:
@@ -103,7 +138,9 @@ def useless_suppressions(suppressions: Suppressions, enabled: Dict[str, bool], p
     """
     lines = source.splitlines()
     findings = []
-    unused = suppressions.unused("mslint")
+    # a noqa naming other tools' codes, or a bare one, serves them too: only its mslint codes are judged
+    unused = suppressions.unused("mslint") + [p for p in suppressions.unused("noqa")
+                                               if p.name != BARE_NOQA and p.name.upper().startswith("MS")]
     keepers = [p for p in unused if p.codes == {USELESS_SUPPRESSION.code}]
     for pragma in unused:
         if pragma.codes == {USELESS_SUPPRESSION.code}:
@@ -116,7 +153,7 @@ def useless_suppressions(suppressions: Suppressions, enabled: Dict[str, bool], p
 
 
 def _useless(pragma: Pragma, enabled: Dict[str, bool], path: str, lines: List[str]) -> Optional[Finding]:
-    spelled = f"`# mslint: {pragma.action}={pragma.name}`"
+    spelled = f"`# noqa: {pragma.name}`" if pragma.tool == "noqa" else f"`# mslint: {pragma.action}={pragma.name}`"
     if not pragma.codes:
         message = f"{spelled} names no mslint rule: it suppresses nothing"
     elif any(enabled.get(code) for code in pragma.codes):
@@ -149,9 +186,7 @@ def _codes(names: str, rules: Registry) -> Set[str]:
             continue
         if name.lower() in ("all", "mslint"):
             return {rule.code for rule in rules}
-        rule = rules.get(name)
-        if rule is not None:
-            codes.add(rule.code)
+        codes.update(rule.code for rule in rules.matching(name))  # a code, a prefix (MS1), a symbol, a pylint id
     return codes
 
 

@@ -188,3 +188,68 @@ def test_the_precedence_table_in_the_configuration_reference_is_what_mslint_does
                                  "net.py"], cwd=tmp_path, capture_output=True, text=True)
         assert result.returncode == 1, (toml, command, result.stderr)
         assert sorted({f["code"] for f in json.loads(result.stdout)}) == reported, (toml, command)
+
+
+def test_pre_commit_revs_in_the_docs_are_commits_or_tags_the_repository_has():
+    # issue 29: `rev: v0.1.0` failed ("pathspec 'v0.1.0' did not match"): the repository has no tags
+    tags = subprocess.run(["git", "-C", str(REPO), "tag", "--list"], capture_output=True, text=True)
+    if tags.returncode != 0:
+        import pytest
+
+        pytest.skip("not a git checkout")
+    pages = [REPO / "README.md", REPO / ".pre-commit-hooks.yaml"] + sorted(DOCS.glob("*.md"))
+    revs = [(page.name, rev) for page in pages
+            for rev in re.findall(r"^[#\s-]*rev:\s*(\S+)", page.read_text(encoding="utf-8"), re.M)]
+    assert revs, "no pre-commit rev in the docs"
+    for page, rev in revs:
+        assert re.fullmatch(r"[0-9a-f]{40}|<.*", rev) or rev in tags.stdout.split(), (page, rev)
+
+
+def test_fix_markers_and_the_fixable_list_in_the_docs_match_the_rules():
+    # issue 29: README and getting-started showed `MS703 [*] ...` (MS711's line; MS703's fixes are
+    # unsafe only), and README's "Fixable today" left out five fixable rules
+    from mslint.fixes import FIXABLE, SAFE
+    from mslint.rules import registry
+
+    pages = [REPO / "README.md"] + sorted(DOCS.glob("*.md"))
+    shown = [(page.name, code, symbol) for page in pages
+             for code, symbol in re.findall(r"\b(MS\d{3}) \[\*\] ([a-z0-9-]+)", page.read_text(encoding="utf-8"))]
+    assert shown
+    for page, code, symbol in shown:  # `[*]` without --unsafe-fixes: a safe fix
+        assert (registry().get(code).symbol, FIXABLE.get(code)) == (symbol, SAFE), (page, code)
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    fixable_today = readme.split("Fixable today", 1)[1].split("`mslint --list-rules`", 1)[0]
+    assert sorted(set(re.findall(r"MS\d{3}", fixable_today))) == sorted(FIXABLE)
+
+
+def ruff_habit_rows():
+    text = (DOCS / "configuration.md").read_text(encoding="utf-8")
+    table = text.split("## Coming from ruff", 1)[1].split("| habit | comment | command line | reported | exit | ruff |",
+                                                          1)[1]
+    rows = []
+    for line in table.strip().splitlines()[1:]:
+        if not line.startswith("|"):
+            break
+        habit, comment, command, reported, status, _ = [cell.strip() for cell in line.strip("|").split("|")]
+        rows.append((habit, comment.strip("`"), shlex.split(command.strip("`")),
+                     sorted(code.strip() for code in reported.split(",") if code.strip()), int(status)))
+    return rows
+
+
+def test_the_ruff_habits_table_in_the_configuration_reference_is_what_mslint_does(tmp_path):
+    rows = ruff_habit_rows()
+    assert len(rows) >= 10
+    lines = PRECEDENCE_EXAMPLE.splitlines()
+    target = next(i for i, line in enumerate(lines) if "return np.exp" in line)
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'example'\n")
+    for habit, comment, command, reported, status in rows:
+        source = "\n".join(lines[:target] + [f"{lines[target]}  {comment}".rstrip()] + lines[target + 1:]) + "\n"
+        (tmp_path / "net.py").write_text(source)
+        flags = ["--output-format", "json", "--no-cache"]
+        files = [] if "-" in command else ["net.py"]
+        arguments = (["check"] + flags + command[1:] if command[:1] == ["check"] else flags + command) + files
+        result = subprocess.run([sys.executable, "-m", "mslint", *arguments], cwd=tmp_path, capture_output=True,
+                                text=True, input=source if "-" in command else None)
+        assert result.returncode == status, (habit, result.stderr)
+        assert sorted({f["code"] for f in json.loads(result.stdout)}) == reported, habit
+        assert "Traceback" not in result.stderr

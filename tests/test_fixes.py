@@ -243,7 +243,10 @@ def test_a_read_only_file_is_reported_and_left_alone(root):
     path.chmod(0o444)
     try:
         done = mslint(root, "--fix", "net.py")
-        assert "MS002 file-unreadable the file is read-only; not written" in done.stdout
+        # issue 29: an error of the command (exit 2), not MS002 file-unreadable with help about UTF-8
+        assert "MS002" not in done.stdout and "MS711" in done.stdout
+        assert done.stderr == "mslint: error: net.py: the file is read-only; not written\n"
+        assert done.returncode == 2
         assert path.read_text() == textwrap.dedent(CONV).lstrip("\n")
     finally:
         path.chmod(0o644)
@@ -394,3 +397,46 @@ def test_the_pylint_plugin_says_which_command_fixes(root):
     messages = {m["symbol"]: m["message"] for m in json.loads(done.stdout)}
     assert messages["dropout-keep-prob-deprecated"].endswith("(fixable: mslint --fix)")
     assert messages["batchnorm-torch-momentum"].endswith("(fixable: mslint --fix --unsafe-fixes)")
+
+
+def test_the_report_after_fix_is_a_plain_run_on_the_fixed_tree(root):
+    # issue 29: the re-lint after fixing took only the fixed files as its run, so a helper of another
+    # file of the run came back as "a file not in this run" at the fixed file's call sites
+    write(root / "attention.py", """
+        import numpy as np
+        from mindspore import nn
+
+
+        class Attention(nn.Cell):
+            def construct(self, x):
+                return np.exp(x)
+    """)
+    write(root / "model.py", """
+        from mindspore import nn
+        from attention import Attention
+
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.attention = Attention()
+                self.drop = nn.Dropout(keep_prob=0.9)
+
+            def construct(self, x):
+                return self.drop(self.attention(x))
+    """)
+    fixed = findings_json(root, "--fix", ".")
+    assert "nn.Dropout(p=0.1)" in (root / "model.py").read_text()
+    assert [(f["path"], f["line"], f["code"]) for f in fixed] == [("attention.py", 7, "MS102")]
+    assert fixed == findings_json(root, ".")
+
+
+def test_fix_writes_no_api_the_target_version_lacks(root):
+    # issue 29: on 1.8 nn.Dropout has no p; the safe fix wrote nn.Dropout(p=0.1) there
+    write(root / "net.py", CONV)
+    done = mslint(root, "--fix", "--target-version", "1.8", "net.py")
+    text = (root / "net.py").read_text()
+    assert "nn.Dropout(keep_prob=0.9)" in text and 'pad_mode="pad"' in text
+    assert "MS711" not in done.stdout
+    mslint(root, "--fix", "--target-version", "2.0", "net.py")
+    assert "nn.Dropout(p=0.1)" in (root / "net.py").read_text()

@@ -554,6 +554,28 @@ def test_ms801_try_or_if_that_is_no_fallback_still_reports(project):
     assert lines(findings, "MS801") == [4, 9]
 
 
+def test_ms801_the_branch_of_a_version_test_taken_on_older_versions_is_not_reported(project):
+    findings = project.lint_source("""
+        import mindspore as ms
+        from packaging.version import parse
+        from mindformers.tools.utils import is_version_ge
+
+        if not is_version_ge(ms.__version__, "2.6"):
+            compile_fn = ms.ms_function
+        if parse(ms.__version__) < parse("2.0"):
+            from mindspore import ms_class
+        if is_version_ge(ms.__version__, "2.3"):
+            pass
+        else:
+            old = ms.ms_function
+        if is_version_ge(ms.__version__, "2.6"):
+            new = ms.ms_function
+        """, select=["MS801"])
+    # issue 29: the old name is the right one on the versions those branches run on (the else of
+    # '>= 2.3' runs before 2.3, where ms_function exists); the fix would break them
+    assert lines(findings, "MS801") == [14]
+
+
 PARSER_PRUNING = """
 import numpy as np
 import mindspore as ms

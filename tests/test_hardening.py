@@ -230,14 +230,23 @@ def test_a_file_deleted_after_discovery_is_reported_and_the_run_goes_on(tmp_path
 # -- usage and configuration errors: one line, exit 2 ------------------------------------------
 def test_a_nonexistent_path_is_one_line_and_exit_2(tmp_path):
     (tmp_path / "good.py").write_text(GOOD)
-    status, out, err = run_cli(tmp_path, "good.py", "missing.py")
+    status, out, err = run_cli(tmp_path, "missing.py")
     assert (status, out, err) == (2, "", "mslint: error: missing.py: no such file or directory\n")
+    # issue 29: as in ruff, the other paths are still linted, and the run exits 2 at the end
+    status, out, err = run_cli(tmp_path, "good.py", "missing.py")
+    assert (status, err) == (2, "mslint: error: missing.py: no such file or directory\n")
+    assert out.startswith("good.py:") and out.endswith(" in 1 of 1 file.\n")
 
 
 BAD_CONFIGS = {
     "toml_syntax": ('[tool.mslint\nselect = ["MS1"]\n', "invalid TOML: Expected ']' at the end of a table "
                                                           "declaration (at line 1, column 13)"),
     "select_not_a_list": ("[tool.mslint]\nselect = 1\n", "[tool.mslint] select: expected a list of strings, got 1"),
+    # issue 29: a string where a list belongs was split silently
+    "select_a_string": ('[tool.mslint]\nselect = "MS101"\n',
+                        '[tool.mslint] select: expected a list of strings, got the string "MS101": write ["MS101"]'),
+    "exclude_a_string": ('[tool.mslint]\nexclude = "build"\n',
+                         '[tool.mslint] exclude: expected a list of strings, got the string "build": write ["build"]'),
     "exclude_not_strings": ("[tool.mslint]\nexclude = [1, 2]\n",
                             "[tool.mslint] exclude: expected a list of strings, got [1, 2]"),
     "graph_mode_wrong_type": ("[tool.mslint]\ngraph-mode = true\n",

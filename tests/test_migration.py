@@ -991,3 +991,46 @@ def test_momentum_of_a_batchnorm_that_never_updates_its_statistics_is_not_report
                 self.helper = _bn(8)
     """, select=["MS704"])
     assert [f.line for f in found] == [12]
+
+
+DROPOUTS_AND_VERSION_TESTS = """
+    import mindspore as ms
+    from mindspore import nn
+    from mindformers.tools.utils import is_version_ge
+
+
+    class Head(nn.Cell):
+        def __init__(self, keep, drop):
+            super().__init__()
+            self.a = nn.Dropout(keep_prob=0.9)
+            self.b = nn.Dropout(keep_prob=drop)
+            if is_version_ge(ms.__version__, "1.11"):
+                self.c = nn.Dropout(keep_prob=keep)
+            else:
+                self.c = nn.Dropout(keep_prob=keep)
+            if not is_version_ge(ms.__version__, "2.0"):
+                self.d = nn.Dropout(keep_prob=drop)
+            if is_version_ge(ms.__version__, "2.1"):
+                self.e = nn.Dropout(keep_prob=keep)
+
+        def construct(self, x):
+            return x
+"""
+
+
+def test_dropout_findings_and_fixes_hold_for_the_target_version_and_version_tests(project):
+    # issue 29: with target-version 1.8, MS711's safe fix wrote nn.Dropout(p=0.1), an argument 1.8 lacks
+    by_line = {f.line: f for f in project.lint_source(DROPOUTS_AND_VERSION_TESTS, select=["MS703", "MS711"],
+                                                      target_version="1.8")}
+    # a and c (1.11 or later still includes 1.x): keep_prob is 1.8's only spelling; b reads as a drop rate
+    # (MS703) but may not be fixed to p; d: the pre-2.0 branch; e: a branch only 2.1+ takes, where p exists
+    assert {line: f.code for line, f in by_line.items()} == {10: "MS703", 16: "MS703", 18: "MS711"}
+    assert by_line[10].fix is None and by_line[16].fix is None
+    assert "write keep_prob=1 - drop if drop is the drop rate" in by_line[10].message
+    assert "p=" not in by_line[10].message
+    assert by_line[18].fix is not None and by_line[18].fix.edits[0].content == "p=1 - keep"
+    on_2_10 = {f.line: f for f in project.lint("example.py", select=["MS703", "MS711"])}
+    # 2.10: only d's branch (before 2.0) keeps keep_prob; c's else (before 1.11) too
+    assert {line: f.code for line, f in on_2_10.items()} == {9: "MS711", 10: "MS703", 16: "MS703", 18: "MS711",
+                                                             12: "MS711"}
+    assert on_2_10[16].fix is None and on_2_10[10].fix is not None

@@ -899,3 +899,46 @@ def test_typing_containers_built_in_graph_fail_and_other_typing_names_are_quiet(
     assert codes_by_line(findings) == {8: ["MS102"], 9: ["MS102"]}
     assert "Unsupported statement 'Try'" in findings[0].message
     assert "collections.OrderedDict()" in findings[0].message
+
+
+def test_a_constexpr_draw_reached_through_another_modules_helper_is_found_not_a_crash(project):
+    # issue 29: the whole way to the draw lies in utils.py, so model.py had no node of its own on it
+    # and MS104 stopped with "generator raised StopIteration" (an MS003 internal error, exit 2)
+    project.write("utils.py", '''
+        import numpy as np
+        import mindspore as ms
+        from mindspore import ops
+
+
+        @ops.constexpr
+        def gen(b):
+            return ms.Tensor(np.random.randint(5, size=(b,)), ms.int32)
+
+
+        def helper(x):
+            return gen(x.shape[0])
+    ''')
+    project.write("model.py", '''
+        from mindspore import nn
+        from utils import helper
+
+
+        class Sub(nn.Cell):
+            def construct(self, x):
+                return helper(x)
+
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.sub = Sub()
+
+            def construct(self, x):
+                return self.sub(x)
+    ''')
+    for relative in ("model.py", "utils.py"):
+        findings = project.lint(relative)
+        assert [f.code for f in findings] == ["MS104"], relative
+        assert "'np.random.randint' (numpy.random.randint) in the @constexpr function 'gen'" in findings[0].message
+    [at_call_site] = project.lint("model.py")
+    assert at_call_site.line == 7  # utils.py is not in this run: the call in model.py that leads there

@@ -18,12 +18,12 @@ import tempfile
 import tokenize
 from collections import Counter
 from dataclasses import dataclass, field, replace
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from mslint.findings import Finding
 from mslint.fixes import Fix, applicable, apply_fixes, parses
-from mslint.rules import FILE_UNREADABLE, INTERNAL_ERROR
-from mslint.run.runner import lint_paths, lint_sources, read_bytes
+from mslint.rules import INTERNAL_ERROR
+from mslint.run.runner import lint_paths, lint_run, lint_sources, read_bytes
 
 MAX_PASSES = 4  # every fix so far settles in one pass; a few more catch fixes that make room for others
 
@@ -33,6 +33,9 @@ class Outcome:
     findings: List[Finding]  # what is left after fixing, and any problem fixing a file
     fixed: Counter = field(default_factory=Counter)  # rule code -> fixes applied
     changes: Dict[str, Tuple[str, str]] = field(default_factory=dict)  # path -> (text before, text after)
+    # (path, why) of each fixed file that could not be written (read-only, changed on disk, a full disk):
+    # an error of the command, not a finding about the code
+    not_written: List[Tuple[str, str]] = field(default_factory=list)
 
     @property
     def fixed_count(self) -> int:
@@ -89,49 +92,51 @@ class SourceFile:
 
 def fix_files(files: Sequence[str], config, jobs: int, cache, unsafe: bool, write: bool) -> Outcome:
     """Lint `files`, apply the applicable fixes (in memory; to disk when `write`), and return what
-    remains.  With `write` False (--diff) nothing on disk changes."""
+    remains.  With `write` False (--diff) nothing on disk changes.
+
+    After each pass the whole run is linted again with the fixed texts (not only the fixed files:
+    a helper's findings come from the analysis of the module whose graph code reaches it, and a
+    file left out of the re-run would be "a file not in this run"), so what remains is what a
+    plain run on the fixed tree reports."""
     findings = lint_paths(files, config, jobs=jobs, cache=cache)
-    by_path: Dict[str, List[Finding]] = {}
-    for finding in findings:
-        by_path.setdefault(finding.path, []).append(finding)
+    by_path = _by_path(findings)
     outcome = Outcome([])
     sources: Dict[str, SourceFile] = {}
     texts: Dict[str, str] = {}
-    for path, found in by_path.items():
-        if not any(applicable(f, unsafe) for f in found):
-            continue
-        try:
-            sources[path] = SourceFile.read(path)
-        except (OSError, UnicodeDecodeError, SyntaxError, LookupError):
-            continue  # the lint run could read it a moment ago; leave it as it is
-        texts[path] = sources[path].text
-
-    fixed: Dict[str, Counter] = {path: Counter() for path in texts}
-    active = sorted(texts)
+    fixed: Dict[str, Counter] = {}
+    problems: Dict[str, Finding] = {}  # a file whose fixes would not parse: left as it is
     for _ in range(MAX_PASSES):
-        fixed_now: Dict[str, str] = {}
-        for path in active:
+        fixed_now = False
+        for path in sorted(by_path):
+            if path in problems or not any(applicable(f, unsafe) for f in by_path[path]):
+                continue
+            if path not in sources:
+                try:
+                    sources[path] = SourceFile.read(path)
+                except (OSError, UnicodeDecodeError, SyntaxError, LookupError):
+                    continue  # the lint run could read it a moment ago; leave it as it is
+                texts[path] = sources[path].text
             new_text, codes, problem = _one_pass(texts[path], by_path[path], sources[path].newline, unsafe)
             if problem is not None:
-                by_path[path] = by_path[path] + [problem]
+                problems[path] = problem
             elif new_text != texts[path]:
-                fixed_now[path] = new_text
-                fixed[path].update(codes)
+                texts[path] = new_text
+                fixed.setdefault(path, Counter()).update(codes)
+                fixed_now = True
         if not fixed_now:
             break
-        relinted = lint_sources(sorted(fixed_now.items()), config)
-        for path, new_text in fixed_now.items():
-            texts[path] = new_text
-            by_path[path] = [f for f in relinted if f.path == path]
-        active = sorted(fixed_now)
+        changed = {os.path.abspath(path): text for path, text in texts.items() if text != sources[path].text}
+        by_path = _by_path(lint_run(files, config, jobs=jobs, texts=changed).findings)
 
+    for path, problem in problems.items():
+        by_path[path] = by_path.get(path, []) + [problem]
     for path, text in texts.items():
         if text == sources[path].text:
             continue
         reason = sources[path].write(text) if write else None
         if reason is not None:  # left as it was: its findings are the first run's
-            by_path[path] = [f for f in findings if f.path == path] + [
-                Finding(FILE_UNREADABLE, path, 1, 0, None, None, reason)]
+            by_path[path] = [f for f in findings if f.path == path]
+            outcome.not_written.append((path, reason))
             continue
         outcome.changes[path] = (sources[path].text, text)
         outcome.fixed.update(fixed[path])
@@ -139,17 +144,36 @@ def fix_files(files: Sequence[str], config, jobs: int, cache, unsafe: bool, writ
     return outcome
 
 
+def _by_path(findings: Sequence[Finding]) -> Dict[str, List[Finding]]:
+    grouped: Dict[str, List[Finding]] = {}
+    for finding in findings:
+        grouped.setdefault(finding.path, []).append(finding)
+    return grouped
+
+
 def fixed_text(path: str, text: str, config, unsafe: bool = True) -> str:
     """One text after every applicable fix, as `--fix` would leave it (nothing is written): the
     tests run rule pages' fixed Examples with MindSpore this way."""
-    findings = lint_sources([(path, text)], config)
+    return fix_text(text, lambda current: lint_sources([(path, current)], config), unsafe)[0]
+
+
+def fix_text(text: str, lint: Callable[[str], List[Finding]], unsafe: bool
+             ) -> Tuple[str, Counter, List[Finding]]:
+    """(fixed text, rule code -> fixes applied, what remains) for a text that is not written
+    anywhere (`mslint - --fix` prints it); `lint(text)` gives a text's findings."""
+    fixed: Counter = Counter()
+    findings = lint(text)
+    newline = "\r\n" if "\r\n" in text else "\n"
     for _ in range(MAX_PASSES):
-        new_text, _, problem = _one_pass(text, findings, "\n", unsafe)
-        if problem is not None or new_text == text:
+        new_text, codes, problem = _one_pass(text, findings, newline, unsafe)
+        if problem is not None:
+            return text, fixed, findings + [problem]
+        if new_text == text:
             break
         text = new_text
-        findings = lint_sources([(path, text)], config)
-    return text
+        fixed.update(codes)
+        findings = lint(text)
+    return text, fixed, findings
 
 
 def _one_pass(text: str, findings: List[Finding], newline: str, unsafe: bool
@@ -190,5 +214,7 @@ def unified_diff(path: str, before: str, after: str) -> str:
 
 def fix_summary(outcome: Outcome) -> str:
     count = outcome.fixed_count
+    if not count:
+        return "No fixes to apply."  # as --diff says it
     return f"Fixed {count} problem{'s' if count != 1 else ''} in {len(outcome.changes)} " \
            f"file{'s' if len(outcome.changes) != 1 else ''}."

@@ -36,12 +36,25 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message):  # one line and exit 2, as for every other usage error
         self.exit(EXIT_ERROR, f"mslint: error: {message}\n")
 
+    def _print_message(self, message, file=None):  # `mslint --help | head -1`: help was given, exit 0
+        try:
+            super()._print_message(message, file)
+        except BrokenPipeError:
+            output.silence_stdout()
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="mslint",
+        usage="mslint [check] [options] [PATH ...]\n       mslint server [--stdio]",
         description="Find MindSpore graph-mode code that fails to compile, is frozen at compile time, "
                     "or runs silently wrong.",
+        epilog="commands:\n"
+               "  check         lint PATHs (the default: `mslint PATH` is `mslint check PATH`)\n"
+               "  server        a language server for editors over stdin/stdout (`--stdio` accepted; "
+               "docs/editors.md)\n"
+               "A path named check or server is written ./check or ./server.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("paths", nargs="*", metavar="PATH", help="files or directories (default: .)")
     report = parser.add_argument_group("output")
@@ -58,8 +71,9 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     rules = parser.add_argument_group("rule selection (the command line wins over the configuration)")
     rules.add_argument("--select", metavar="CODES", action="append",
-                       help="only these rules: codes, prefixes (MS1, MS10), symbols or pylint ids, "
-                            "comma-separated; repeatable")
+                       help="only these rules: codes, prefixes (MS1, MS10), symbols, pylint ids or ALL, "
+                            "comma-separated; repeatable; the more specific name wins (--select MS103 --ignore MS1 "
+                            "runs MS103)")
     rules.add_argument("--extend-select", metavar="CODES", action="append",
                        help="these rules in addition to the selected ones; repeatable")
     rules.add_argument("--ignore", metavar="CODES", action="append", help="skip these rules; repeatable")
@@ -72,6 +86,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help=argparse.SUPPRESS)
     files.add_argument("--no-respect-gitignore", dest="respect_gitignore", action="store_false",
                        help="also search files .gitignore ignores")
+    files.add_argument("--stdin-filename", metavar="PATH",
+                       help="with the path -: lint standard input as if it were the file PATH of its project "
+                            "(its configuration, importers and helpers); --fix prints the fixed text")
     files.add_argument("--force-exclude", action="store_true",
                        help="apply exclusions and .gitignore to paths named on the command line too (pre-commit)")
     settings = parser.add_argument_group("settings")
@@ -128,7 +145,9 @@ def _run_fixes(args, files, config_for, caches, jobs: int, report_to) -> int:
     outcome = fix_command.fix_files(files, config_for, jobs=jobs, cache=caches, unsafe=args.unsafe_fixes,
                                     write=not args.diff)
     findings = sorted((_display(f) for f in outcome.findings), key=Finding.sort_key)
-    failed = any(f.rule is INTERNAL_ERROR for f in findings)
+    for path, reason in outcome.not_written:
+        print(f"mslint: error: {_display_path(path)}: {reason}", file=sys.stderr)
+    failed = any(f.rule is INTERNAL_ERROR for f in findings) or bool(outcome.not_written)
     if args.diff:
         count = outcome.fixed_count
         print(f"Would fix {count} problem{'s' if count != 1 else ''}." if count else "No fixes to apply.",
@@ -153,13 +172,17 @@ def _run_fixes(args, files, config_for, caches, jobs: int, report_to) -> int:
 
 def main(argv: Optional[List[str]] = None) -> int:
     arguments = sys.argv[1:] if argv is None else list(argv)
-    if arguments[:1] == ["server"] and not os.path.exists("server"):  # (a path named server is linted)
+    # the first word names a command whatever the folder holds (editors start the server from the
+    # project root, which may well hold a `server` package): a path of that name is `./server`
+    if arguments[:1] == ["server"]:
         from mslint.frontends import server
 
         return server.main(arguments[1:])
+    if arguments[:1] == ["check"]:  # ruff's spelling; `mslint PATH` is the same
+        arguments = arguments[1:]
     saved_gc_thresholds = gc.get_threshold()
     try:
-        return _main(argv)
+        return _main(arguments)
     except (UsageError, config_module.ConfigError) as error:
         print(f"mslint: error: {error}", file=sys.stderr)
         return EXIT_ERROR
@@ -182,7 +205,7 @@ def _main(argv: Optional[List[str]]) -> int:
     if not args.no_cache:
         rules_module.use_snapshots()  # a run that reads every result from its cache need not import the checkers
     if args.explain:
-        return _explain(args.explain)
+        return _information(lambda: _explain(args.explain))
     if args.statistics and args.output_format not in statistics.FORMATS:
         raise UsageError(f"--statistics prints text or json, not {args.output_format}")
     if args.jobs is not None and args.jobs < 0:
@@ -191,36 +214,118 @@ def _main(argv: Optional[List[str]]) -> int:
     paths = args.paths or ["."]
     command_line = _command_line_settings(args)
     config_for = config_module.PerFile(args.config, command_line)
+    # where findings' rule pages are (docs-url), from the configuration of the first path
+    rules_module.set_docs_url(config_for(args.stdin_filename if paths == ["-"] and args.stdin_filename
+                                         else paths[0]).docs_url)
     if args.show_settings:
-        return _show_settings(args.show_settings, config_for)
+        return _information(lambda: _show_settings(args.show_settings, config_for))
     if args.list_rules:
         config = config_for(paths[0])
         _print_warnings(config_for)
-        return _list_rules(args.output_format, config)
+        return _information(lambda: _list_rules(args.output_format, config))
 
-    excluded: List[str] = []
+    if paths == ["-"] or (args.stdin_filename and not args.paths):
+        return _lint_stdin(args, config_for)
+    if "-" in paths:
+        raise UsageError("-: standard input is linted alone (mslint - --stdin-filename PATH)")
+    excluded: List[str] = []  # named, and left out by --force-exclude
+    excluded_under: List[str] = []  # searched, with something left out by exclude or .gitignore
+    missing: List[str] = []
+    left_out: List[str] = []
     files = discover(paths, config_for, respect_gitignore=args.respect_gitignore, force_exclude=args.force_exclude,
-                     excluded_by_name=excluded)
+                     excluded_by_name=excluded, missing=missing, excluded_under=excluded_under, left_out=left_out)
     for path in files:  # each file's configuration, found now: its errors and warnings come first
         config_for(path)
     _print_warnings(config_for)
-    for path in empty_paths([p for p in paths if p not in excluded], files):
-        print(f"mslint: warning: no Python files found under {path}", file=sys.stderr)
-    if not files and not excluded:  # (pre-commit may name only excluded files: nothing to do, not an error)
+    if args.config and any(os.path.isdir(path) for path in paths):
+        _warn_unmatched_globs(args.config, config_for(paths[0]), files, left_out)
+    for path in missing:  # as ruff: said, and the other paths are still linted (exit 2 at the end)
+        print(f"mslint: error: {path}: no such file or directory", file=sys.stderr)
+    if len(missing) == len(paths):
         return EXIT_ERROR
+    for path in empty_paths([p for p in paths if p not in excluded and p not in missing], files):
+        why = " (exclude or .gitignore left out every one)" if path in excluded_under else ""
+        print(f"mslint: warning: no Python files found under {path}{why}", file=sys.stderr)
+    # nothing at all to lint (a mistyped or empty directory) is an error; files excluded on purpose,
+    # named (pre-commit with --force-exclude) or searched, make a clean run of 0 files
+    if not files and not excluded and not excluded_under:
+        return EXIT_ERROR
+    status = _lint_files(args, paths, files, config_for)
+    return EXIT_ERROR if missing and not args.exit_zero else status
+
+
+def _warn_unmatched_globs(given: str, config: config_module.Config, files: List[str], left_out: List[str]) -> None:
+    """--config FILE: its globs are relative to FILE's folder, not to the working directory (so a
+    configuration means the same wherever the command runs); say so when one matches nothing."""
+    for glob in config.unmatched_globs(files, left_out):
+        print(f"mslint: warning: --config {given}: {glob} matches nothing in this run (globs are relative to "
+              f"{_display_path(config.root) or '.'}, the folder of the configuration file)", file=sys.stderr)
+
+
+def _lint_stdin(args, config_for) -> int:
+    from mslint.frontends import stdin
+
+    if args.add_noqa or args.write_baseline:
+        raise UsageError("--add-noqa and --write-baseline change files: they do not read standard input")
+    try:
+        path = stdin.stdin_path(args.stdin_filename or stdin.DEFAULT_NAME)
+        config_for(path)  # its configuration's errors and warnings first
+        _print_warnings(config_for)
+        text = stdin.read_stdin()
+    except stdin.StdinError as error:
+        raise UsageError(str(error)) from None
+    if _wants_fixes(args):
+        return _fix_stdin(args, path, text, config_for)
+    return _lint_files(args, [path], [path], config_for, texts={os.path.abspath(path): text})
+
+
+def _fix_stdin(args, path: str, text: str, config_for) -> int:
+    """The fixed text to stdout (ruff's `--fix -`), or its diff with --diff; what remains to stderr."""
+    from mslint.fix.apply import unified_diff
+    from mslint.frontends import stdin
+
+    if args.statistics:
+        raise UsageError("--statistics does not combine with --fix, --diff or --fix-only")
+    fixed, counts, findings = stdin.fix_text(path, text, config_for, args.unsafe_fixes)
+    count = sum(counts.values())
+    failed = any(f.rule is INTERNAL_ERROR for f in findings)
+    if args.diff:
+        print(f"Would fix {count} problem{'s' if count != 1 else ''}." if count else "No fixes to apply.",
+              file=sys.stderr)
+        status = EXIT_ERROR if failed else EXIT_FINDINGS if fixed != text else EXIT_CLEAN
+        return output.write(lambda out: out.write(unified_diff(_display_path(path), text, fixed)), sys.stdout,
+                            status)
+    print(f"Fixed {count} problem{'s' if count != 1 else ''}." if count else "No fixes to apply.", file=sys.stderr)
+    findings = sorted((_display(f) for f in findings), key=Finding.sort_key)
+    if not args.fix_only and findings:
+        REPORTERS["concise"](findings, sys.stderr, {"files": 1, "base": locations.base_directory(), "quiet": True,
+                                                    "unsafe_fixes": args.unsafe_fixes})
+    if failed and not args.exit_zero:
+        status = EXIT_ERROR
+    else:
+        status = EXIT_FINDINGS if findings and not args.fix_only and not args.exit_zero else EXIT_CLEAN
+    return output.write(lambda out: out.write(fixed), sys.stdout, status)
+
+
+def _lint_files(args, paths: List[str], files: List[str], config_for, texts=None) -> int:
+    """Lint (or fix, or adopt) the files found; the exit status.  `texts`: absolute path -> the
+    text to lint instead of the file's (standard input)."""
     caches = None if args.no_cache else caches_by_configuration()
     report_to = output.open_output(args.output_file)
     people = args.output_format in PEOPLE_FORMATS and not args.statistics
-    progress = Progress(sys.stderr, people and not args.quiet and output.is_terminal(sys.stderr)
-                        and output.is_terminal(report_to))
+    # a long --statistics run shows its progress too (its text is for people as well)
+    progress = Progress(sys.stderr, args.output_format in PEOPLE_FORMATS and not args.quiet
+                        and output.is_terminal(sys.stderr) and output.is_terminal(report_to))
     gc.set_threshold(*GC_THRESHOLDS)  # until the output is written (main restores them): see mslint.run.runner
     jobs = args.jobs if args.jobs is not None else (config_for(paths[0]).jobs or 0)
     if _wants_fixes(args):
         return _run_fixes(args, files, config_for, caches, jobs, report_to)
     try:
-        run = lint_run(files, config_for, jobs=jobs, cache=caches, progress=progress)
+        run = lint_run(files, config_for, jobs=jobs, cache=caches, progress=progress, texts=texts)
     finally:
         progress.finish()
+    for path, line, warning in run.warnings:
+        print(f"mslint: warning: {_display_path(path)}:{line}: {warning}", file=sys.stderr)
     findings = sorted((_display(f) for f in run.findings), key=Finding.sort_key)
 
     if args.add_noqa:
@@ -259,6 +364,12 @@ def _main(argv: Optional[List[str]]) -> int:
     if run.withheld and not people and not args.quiet:  # the text formats say it in their summary
         print(f"mslint: {withheld_note(run.withheld)}", file=sys.stderr)
     return output.write(lambda out: _report(findings, out, args, context), report_to, status)
+
+
+def _information(show) -> int:
+    """Run an information command (--list-rules, --show-settings, --explain; each exits 0 or raises
+    a usage error): exit 0 also when the reader went away early (`mslint --list-rules | head -1`)."""
+    return output.write(lambda _out: show(), sys.stdout, EXIT_CLEAN)
 
 
 def _command_line_settings(args):
@@ -385,7 +496,7 @@ def _list_rules(output_format: str, config: config_module.Config) -> int:
         sys.stdout.write("\n")
         return EXIT_CLEAN
     width = max(len(r.symbol) for r in rules)
-    print(f"{'code':<5}  {'symbol':<{width}}  {'severity':<8}  {'now':<3}  {'default':<7}  summary")
+    print(f"{'code':<5}  {'symbol':<{width}}  {'severity':<8}  {'now':<3}  {'default':<7}  {'fix':<13} summary")
     for rule in rules:
         now = "on" if enabled[rule.code] else "off"
         default = "on" if rule.default_enabled else "off"

@@ -19,17 +19,27 @@ def open_output(path: Optional[str]):
         raise UsageError(f"--output-file {path}: cannot write: {error.strerror or error}") from None
 
 
+class OutputError(UsageError):
+    """The report could not be written (a full disk, a quota): the machine's problem, not mslint's."""
+
+
 def write(render, out, status: int) -> int:
     """Write the report; a reader that went away (`mslint | head -1`) ends the run quietly
-    with the status it had."""
+    with the status it had; a write that fails otherwise (a full disk) is an OutputError."""
     try:
-        render(out)
-        out.flush()
+        try:
+            render(out)
+            out.flush()
+        finally:
+            if out is not sys.stdout:
+                out.close()
     except BrokenPipeError:
         silence_stdout()
-    finally:
-        if out is not sys.stdout:
-            out.close()
+    except OSError as error:
+        if out is sys.stdout:
+            silence_stdout()  # the interpreter's last flush of what is left would fail again
+        where = "standard output" if out is sys.stdout else getattr(out, "name", "the output file")
+        raise OutputError(f"cannot write the report to {where}: {error.strerror or error}") from None
     return status
 
 

@@ -18,10 +18,9 @@ from typing import List, Optional, TextIO
 from mslint import __version__, rule_pages
 from mslint.findings import Finding
 from mslint.reporters import locations
-from mslint.rules import DOCS_BASE_URL, Rule, registry
+from mslint.rules import Rule, registry
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
-INFORMATION_URI = DOCS_BASE_URL.split("/blob/")[0]
 FINGERPRINT_KEY = "mslintFingerprint/v1"
 SOURCE_ROOT = "%SRCROOT%"
 
@@ -58,7 +57,6 @@ def sarif_log(findings: List[Finding], base: Optional[str] = None) -> dict:
                 "name": "mslint",
                 "version": __version__,
                 "semanticVersion": __version__,
-                "informationUri": INFORMATION_URI,
                 "rules": [rule_descriptor(rule) for rule in rules],
             }
         },

@@ -19,11 +19,16 @@ class UsageError(Exception):
 
 
 def discover(paths: Sequence[str], config, respect_gitignore: bool = True,
-             force_exclude: bool = False, excluded_by_name: Optional[List[str]] = None) -> List[str]:
+             force_exclude: bool = False, excluded_by_name: Optional[List[str]] = None,
+             missing: Optional[List[str]] = None, excluded_under: Optional[List[str]] = None,
+             left_out: Optional[List[str]] = None) -> List[str]:
     """The Python files to lint, sorted.  `config`: one configuration, or a function giving
     each path's (its `exclude` applies).  The named paths --force-exclude leaves out are
-    appended to `excluded_by_name` if given."""
+    appended to `excluded_by_name` if given; paths that do not exist to `missing` (without
+    that list they are a UsageError); the named directories in which exclusions or .gitignore
+    left something out to `excluded_under`, and what they left out to `left_out`."""
     config_for = config if callable(config) else (lambda path, _config=config: _config)
+    left_out_paths = left_out
     found = set()
     matchers: Dict[str, Gitignore] = {}
 
@@ -35,7 +40,10 @@ def discover(paths: Sequence[str], config, respect_gitignore: bool = True,
 
     for path in paths:
         if not os.path.exists(path) and not os.path.islink(path):
-            raise UsageError(f"{path}: no such file or directory")
+            if missing is None:
+                raise UsageError(f"{path}: no such file or directory")
+            missing.append(path)
+            continue
         gitignore = gitignore_for(path)
         if force_exclude and _excluded_by_name(path, config_for(path), gitignore):
             if excluded_by_name is not None:
@@ -44,19 +52,33 @@ def discover(paths: Sequence[str], config, respect_gitignore: bool = True,
         if os.path.isfile(path):
             found.add(os.path.normpath(path))
             continue
+        left_out = False
         for directory, subdirectories, files in os.walk(path):
-            subdirectories[:] = sorted(
-                d for d in subdirectories
-                if not project.skipped_directory(directory, d)
-                and not config_for(os.path.join(directory, d)).is_excluded(os.path.join(directory, d))
-                and not (gitignore and gitignore.ignores_entry(os.path.join(directory, d), True))
-            )
+            kept = [d for d in subdirectories if not project.skipped_directory(directory, d)]
+            searched = sorted(d for d in kept if not _left_out(os.path.join(directory, d), True, config_for, gitignore))
+            if len(searched) < len(kept):
+                left_out = True
+                if left_out_paths is not None:
+                    left_out_paths.extend(os.path.join(directory, d) for d in kept if d not in searched)
+            subdirectories[:] = searched
             for name in files:
                 full = os.path.normpath(os.path.join(directory, name))
-                if name.endswith(".py") and not config_for(full).is_excluded(full) \
-                        and not (gitignore and gitignore.ignores_entry(full, False)):
+                if not name.endswith(".py"):
+                    continue
+                if _left_out(full, False, config_for, gitignore):
+                    left_out = True
+                    if left_out_paths is not None:
+                        left_out_paths.append(full)
+                else:
                     found.add(full)
+        if left_out and excluded_under is not None:
+            excluded_under.append(path)
     return sorted(found)
+
+
+def _left_out(path: str, is_directory: bool, config_for, gitignore) -> bool:
+    """Excluded by the configuration, or ignored by .gitignore."""
+    return config_for(path).is_excluded(path) or bool(gitignore and gitignore.ignores_entry(path, is_directory))
 
 
 def _excluded_by_name(path: str, config: config_module.Config, gitignore) -> bool:

@@ -19,6 +19,7 @@ import os
 import re
 from typing import Dict, List, Optional, Tuple
 
+from mslint import globs
 from mslint.directories import nearest_directory_with
 
 Pattern = Tuple["re.Pattern", bool, bool]  # (regex on the path relative to the file's directory, negated, dirs only)
@@ -42,56 +43,10 @@ def parse(text: str) -> List[Pattern]:
             continue
         anchored = "/" in line
         line = line.lstrip("/")
-        body = _translate(line)
+        body = globs.translate(line)
         regex = ("^" if anchored else "^(?:.*/)?") + body + "$"
         patterns.append((re.compile(regex, re.DOTALL), negated, directory_only))
     return patterns
-
-
-def _translate(glob: str) -> str:
-    out = []
-    i = 0
-    while i < len(glob):
-        if glob.startswith("**/", i):  # zero or more directories
-            out.append("(?:.*/)?")
-            i += 3
-        elif glob.startswith("/**", i) and i + 3 == len(glob):  # everything inside
-            out.append("/.*")
-            i += 3
-        elif glob.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif glob[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif glob[i] == "?":
-            out.append("[^/]")
-            i += 1
-        elif glob[i] == "[" and _class_end(glob, i) is not None:
-            end = _class_end(glob, i)
-            content = glob[i + 1:end]
-            if content[:1] in ("!", "^"):
-                content = "^" + content[1:]
-            out.append("[" + content.replace("\\", "\\\\") + "]")
-            i = end + 1
-        elif glob[i] == "\\" and i + 1 < len(glob):
-            out.append(re.escape(glob[i + 1]))
-            i += 2
-        else:
-            out.append(re.escape(glob[i]))
-            i += 1
-    return "".join(out)
-
-
-def _class_end(glob: str, start: int) -> Optional[int]:
-    """The index of the `]` closing the character class opened at `start`, or None."""
-    position = start + 1
-    if glob[position:position + 1] in ("!", "^"):
-        position += 1
-    if glob[position:position + 1] == "]":  # a leading ] is part of the class
-        position += 1
-    end = glob.find("]", position)
-    return end if end != -1 else None
 
 
 class Gitignore:

@@ -278,7 +278,8 @@ def _start_session(share: bool = True, overrides: Optional[Dict[str, str]] = Non
     """A fresh module store, loaded through the lean builder (also in each worker process).
 
     `share`: analyses may take each other's results (lattice.SHARED); a run that records
-    what each analysis reads, for the result cache, must not (see SharedResults.enabled)."""
+    what each analysis reads, for the result cache, must not (see SharedResults.enabled).
+    `overrides`: absolute path -> text read instead of the file on disk."""
     global _STORE
     from mslint.analysis import lattice
 
@@ -378,6 +379,21 @@ def unsuppressed(findings: List[Finding], source: str, config: config_module.Con
     if report_unused:
         kept = sorted(kept + useless_suppressions(suppressions, enabled, path, source), key=Finding.sort_key)
     return kept
+
+
+def unknown_suppressions(files: Sequence[str], sources: Dict[str, str],
+                         config_for: Callable[[str], config_module.Config]) -> List[Tuple[str, int, str]]:
+    """A warning for each suppression comment naming no rule (`disable=MS999`), as ruff warns of
+    an unknown code in a noqa: said even when MS006 is off (when it is on, MS006 reports it)."""
+    warnings = []
+    for path in files:
+        source = sources.get(path)
+        if source is None or config_module.enabled_rules(config_for(path), path).get(USELESS_SUPPRESSION.code):
+            continue
+        for pragma in Suppressions(source, registry()).unknown():
+            spelled = f"# noqa: {pragma.name}" if pragma.tool == "noqa" else f"# mslint: {pragma.action}={pragma.name}"
+            warnings.append((path, pragma.line, f"`{spelled}` names no mslint rule (see mslint --list-rules)"))
+    return warnings
 
 
 def _check_syntax(source: str, path: str) -> None:
@@ -492,15 +508,18 @@ class RunReport:
     """What a run reports: its findings, and how many were withheld because the code is
     compiled only in GRAPH_MODE and the project only ever runs PyNative."""
 
-    def __init__(self, findings: List[Finding], withheld: int, files: int, context_files: int):
+    def __init__(self, findings: List[Finding], withheld: int, files: int, context_files: int,
+                 warnings: Sequence[Tuple[str, int, str]] = ()):
         self.findings = findings
         self.withheld = withheld
         self.files = files
         self.context_files = context_files
+        self.warnings = list(warnings)  # (path, line, what) for the user, beside the findings
 
 
 def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches = None,
-             progress: Optional[Progress] = None, overrides: Optional[Dict[str, str]] = None) -> RunReport:
+             progress: Optional[Progress] = None, overrides: Optional[Dict[str, str]] = None,
+             texts: Optional[Dict[str, str]] = None) -> RunReport:
     """Analyse the files, and the project modules outside them whose graph code may reach
     them (their importers); report each finding once, in a file of the run (mslint.run.routing).
 
@@ -514,10 +533,11 @@ def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches
     modes).  Such a run is serial; it takes from the result cache the entries that still hold
     for the overridden texts (the cache checks them against the texts, not the files: an
     entry that read only parts of a file that the text leaves as they were holds), and
-    stores nothing (its entries stand for files on disk)."""
+    stores nothing (its entries stand for files on disk).  `texts` is the same (--fix lints its
+    fixed texts as one run again before writing them; `mslint -` lints standard input)."""
     config_for = config if callable(config) else (lambda path, _config=config: _config)
     cache_for = cache if callable(cache) else (lambda _settings, _cache=cache: _cache)
-    overrides = {os.path.abspath(path): text for path, text in (overrides or {}).items()}
+    overrides = {os.path.abspath(path): text for path, text in (overrides or texts or {}).items()}
     if overrides:
         jobs = 1
     override_bytes = {path: text.encode("utf-8", "surrogatepass") for path, text in overrides.items()}
@@ -585,7 +605,7 @@ def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches
     for results in used_caches:
         results.save()
     findings, withheld = report(raw, run_paths, sources, config_for)
-    return RunReport(findings, withheld, len(files), len(context))
+    return RunReport(findings, withheld, len(files), len(context), unknown_suppressions(files, sources, config_for))
 
 
 def lint_sources(sources: Sequence[Tuple[str, str]], config: Configs) -> List[Finding]:
