@@ -1003,13 +1003,13 @@ DROPOUTS_AND_VERSION_TESTS = """
         def __init__(self, keep, drop):
             super().__init__()
             self.a = nn.Dropout(keep_prob=0.9)
-            self.b = nn.Dropout(keep_prob=drop)
+            self.b = nn.Dropout(keep_prob=0.1)
             if is_version_ge(ms.__version__, "1.11"):
                 self.c = nn.Dropout(keep_prob=keep)
             else:
                 self.c = nn.Dropout(keep_prob=keep)
             if not is_version_ge(ms.__version__, "2.0"):
-                self.d = nn.Dropout(keep_prob=drop)
+                self.d = nn.Dropout(keep_prob=0.1)
             if is_version_ge(ms.__version__, "2.1"):
                 self.e = nn.Dropout(keep_prob=keep)
 
@@ -1026,7 +1026,7 @@ def test_dropout_findings_and_fixes_hold_for_the_target_version_and_version_test
     # (MS703) but may not be fixed to p; d: the pre-2.0 branch; e: a branch only 2.1+ takes, where p exists
     assert {line: f.code for line, f in by_line.items()} == {10: "MS703", 16: "MS703", 18: "MS711"}
     assert by_line[10].fix is None and by_line[16].fix is None
-    assert "write keep_prob=1 - drop if drop is the drop rate" in by_line[10].message
+    assert "write keep_prob=0.9 if 0.1 is the drop rate" in by_line[10].message
     assert "p=" not in by_line[10].message
     assert by_line[18].fix is not None and by_line[18].fix.edits[0].content == "p=1 - keep"
     on_2_10 = {f.line: f for f in project.lint("example.py", select=["MS703", "MS711"])}
