@@ -93,9 +93,15 @@ ATTRIBUTE_ASSIGNMENT = Rule(
     "Keep state that graph code changes in a Parameter created in __init__ and update it with ops.assign "
     "(or `self.w = value`), or return the new value instead of storing it.",
 )
+ARGUMENT_ATTRIBUTE_ASSIGNMENT = Rule(
+    "MS713", "argument-attribute-assignment-strict", "warning",
+    "STRICT graph code assigns a `self` attribute that `__init__` copied from an argument; it fails unless that is a "
+    "Parameter.",
+    "Pass a Parameter (and update it with ops.assign), or keep the value in a local variable or return it.",
+)
 RULES = (CONV_PADDING, CONV_IMPLICIT_SAME, DROPOUT_KEEP_PROB, BN_TORCH_MOMENTUM, CELL_IN_GRAPH,
          PARAMETER_IN_GRAPH, SET_DATA_IN_GRAPH, FORBIDDEN_API, ISINSTANCE_LIST, ATTRIBUTE_ASSIGNMENT,
-         DROPOUT_KEEP_PROB_DEPRECATED, FIXED_WEIGHT_CELL)
+         DROPOUT_KEEP_PROB_DEPRECATED, FIXED_WEIGHT_CELL, ARGUMENT_ATTRIBUTE_ASSIGNMENT)
 
 # MS704's threshold: below it a momentum reads as PyTorch's (design.md has no config key for it).
 BN_MOMENTUM_THRESHOLD = 0.5
@@ -758,5 +764,47 @@ def check_attribute_assignment(ctx: ModuleContext) -> Iterator[Finding]:
                 ATTRIBUTE_ASSIGNMENT, target,
                 f"'self.{name}' is assigned in graph code and {what}: {level}; keep such state in a Parameter "
                 "updated with ops.assign, or return the value",
+                gf,
+            )
+
+
+# -- MS713 -------------------------------------------------------------------------------
+# MS710 leaves out attributes __init__ copies from an argument (the caller may pass a Parameter). 2.10,
+# STRICT: `self.a = x` on such an attribute fails when the caller passed a tensor or an int ("TypeError: In
+# JIT strict mode, if need to modify a member attribute of a class with self.a, the member attribute must be
+# of the Parameter type. But got '1' with type 'int'."), and runs when it passed a Parameter; LAX runs both.
+def _argument_declared_parameter(ctx: ModuleContext, cls: nodes.ClassDef, name: str) -> bool:
+    """`def __init__(self, w: Parameter)` ... `self.w = w`: the signature promises a Parameter."""
+    for klass in ctx.classes.mro(cls):
+        for method in klass.mymethods():
+            arguments = method.args
+            annotations = dict(zip([a.name for a in arguments.args or ()], arguments.annotations or ()))
+            for target in ctx.classes.attribute_stores(method):
+                value = getattr(target.parent, "value", None)
+                if target.attrname == name and isinstance(value, nodes.Name):
+                    annotation = annotations.get(value.name)
+                    if annotation is not None and (ctx.qualname(annotation) or "").endswith("Parameter"):
+                        return True
+    return False
+
+
+@implements(ARGUMENT_ATTRIBUTE_ASSIGNMENT)
+def check_argument_attribute_assignment(ctx: ModuleContext) -> Iterator[Finding]:
+    for statement, gf in ctx.graph_nodes(nodes.Assign, nodes.AugAssign, nodes.AnnAssign):
+        cls = gf.self_class
+        if not gf.strict or cls is None or not ctx.classes.is_cell(cls):
+            continue
+        for target in _self_attribute_targets(statement):
+            name = target.attrname
+            fact = ctx.class_facts(cls).get(name)
+            if fact is not None and fact.has("parameter") or not _set_from_argument(ctx, cls, name) or \
+                    _argument_declared_parameter(ctx, cls, name):
+                continue
+            yield ctx.finding(
+                ARGUMENT_ATTRIBUTE_ASSIGNMENT, target,
+                f"'self.{name}' is assigned in STRICT graph code, and __init__ copied it from an argument: this fails "
+                f"unless the caller passed a Parameter. MindSpore 2.10, STRICT: TypeError: In JIT strict mode, if need "
+                f"to modify a member attribute of a class with self.{name}, the member attribute must be of the "
+                "Parameter type (LAX runs it). Pass a Parameter, or keep the value local",
                 gf,
             )

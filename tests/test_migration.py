@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from conftest import only
+from conftest import codes_by_line, only
 from mslint import data
 from mslint.rules import registry
 
@@ -952,3 +952,38 @@ def test_attribute_only_a_graph_reached_method_sets_is_not_set_in_init(project):
     assert "'self._conv_idx' is assigned in graph code and it is not set in __init__" in by_line[14]
     assert "AttributeError: The 'Vae' object has no attribute '_conv_idx'." in by_line[14]
     assert "__init__ does not make it a Parameter" in by_line[15]  # ready is set in __init__
+
+
+# -- MS713 (issue 30) ---------------------------------------------------------------------------------
+ARGUMENT_ATTRIBUTES = '''
+    from mindspore import nn, Parameter
+
+
+    class Net(nn.Cell):
+        def __init__(self, a, scale, w: Parameter, count=0):
+            super().__init__()
+            self.a = a
+            self.scale = scale
+            self.w = w
+            self.count = count
+
+        def construct(self, x):
+            self.a = x
+            self.w = x
+            self.count += 1
+            return x * self.scale
+'''
+
+
+def test_ms713_strict_only(project):
+    assert only(project.lint_source(ARGUMENT_ATTRIBUTES, select=["MS713"]), "MS713") == []
+    findings = only(project.lint_source(ARGUMENT_ATTRIBUTES, select=["MS713"], syntax_level="strict"), "MS713")
+    assert [f.line for f in findings] == [13, 15]
+    assert findings[0].message.startswith("'self.a' is assigned in STRICT graph code, and __init__ copied it "
+                                          "from an argument: this fails unless the caller passed a Parameter.")
+
+
+def test_ms713_and_ms710_do_not_overlap(project):
+    findings = project.lint_source(ARGUMENT_ATTRIBUTES.replace("self.a = a", "self.a = None"),
+                                   select=["MS710", "MS713"], syntax_level="strict")
+    assert codes_by_line(findings) == {13: ["MS710"], 15: ["MS713"]}
