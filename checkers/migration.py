@@ -20,7 +20,7 @@ from mslint.analysis.context import ModuleContext
 from mslint.findings import Finding, shown
 from mslint.analysis.lattice import Kind
 from mslint.checkers.migration_fixed_weights import constant_parameters
-from mslint.analysis.literal_values import literal_of, number
+from mslint.analysis.literal_values import Literal, literal_of, number
 from mslint.project.resolve import Resolver, assigned_values
 from mslint.rules import Rule, implements
 
@@ -218,6 +218,65 @@ def _conv_padding_problem(call: nodes.Call, name: str, resolver: Resolver):
     return None  # pad="pad", or a pad_mode the analysis cannot read
 
 
+def _positional_pad_mode(call: nodes.Call, name: str):
+    """`nn.Conv2d(cin, cout, 3, 1, 1)`: PyTorch's order puts padding fifth, MindSpore's puts pad_mode there."""
+    pad_mode_at = _CONV_LAYERS[name][0]
+    if len(call.args) <= pad_mode_at or any(isinstance(a, nodes.Starred) for a in call.args[:pad_mode_at + 1]):
+        return None
+    argument = call.args[pad_mode_at]
+    return argument if number(argument) is not None or isinstance(argument, (nodes.Tuple, nodes.List)) else None
+
+
+def _padding_every_caller_sets(ctx: ModuleContext, call: nodes.Call, name: str):
+    """(padding, pad_mode) when padding is a parameter of the enclosing function without a default that every
+    call of that function in this module fills with the same non-zero number (`conv_bn(..., padding=1)`)."""
+    pad_mode_at, padding_at, _ = _CONV_LAYERS[name]
+    padding = _argument(call, "padding", padding_at)
+    if _callers_literal(ctx, padding) is None:
+        return None
+    pad_mode = _argument(call, "pad_mode", pad_mode_at)
+    if pad_mode is None:
+        return None if _opaque(call) else (padding, None)
+    if isinstance(pad_mode, nodes.Const) and isinstance(pad_mode.value, str) and pad_mode.value.lower() != "pad":
+        return padding, pad_mode
+    return None
+
+
+def _callers_literal(ctx: ModuleContext, padding) -> Optional[Literal]:
+    """The non-zero number every call of the enclosing function in this module passes for the parameter
+    `padding` names (none when a call leaves it out, passes something else, or there is no call)."""
+    if not isinstance(padding, nodes.Name):
+        return None
+    function = padding.scope()
+    if not isinstance(function, nodes.FunctionDef) or isinstance(function.parent, nodes.ClassDef):
+        return None
+    try:
+        _, bindings = padding.lookup(padding.name)
+    except Exception:  # astroid lookup failure: not known to be the parameter
+        return None
+    if len(bindings) != 1 or not isinstance(bindings[0].parent, nodes.Arguments):
+        return None
+    positional = [a.name for a in function.args.args or ()]
+    if padding.name not in positional or function.args.vararg or function.args.kwarg:
+        return None
+    index = positional.index(padding.name)
+    values = set()
+    for call in ctx.module_nodes(nodes.Call):
+        if not (isinstance(call.func, nodes.Name) and call.func.name == function.name) or \
+                ctx.resolver.resolve_callable(call.func) is not function:
+            continue
+        if _opaque(call):
+            return None
+        value = number(keyword_value(call, padding.name, index))
+        if value is None or value == 0:
+            return None
+        values.add(value)
+    if len(values) != 1:
+        return None
+    value = values.pop()
+    return Literal(value, f"every call of {function.name}() in this module passes {padding.name}={value}")
+
+
 def _string_padding(call: nodes.Call, name: str, resolver: Resolver):
     """(padding node, its literal) when a conv layer gets a string padding ("same", "valid")."""
     padding = _argument(call, "padding", _CONV_LAYERS[name][1])
@@ -243,13 +302,22 @@ def check_conv_padding(ctx: ModuleContext) -> Iterator[Finding]:
                 f"without padding, or use the mint.nn layer, which takes PyTorch's arguments",
             )
             continue
-        problem = _conv_padding_problem(call, name, ctx.resolver)
+        positional = _positional_pad_mode(call, name)
+        if positional is not None:
+            yield ctx.finding(
+                CONV_PADDING, call,
+                f"'{_layer(call)}' gets {positional.as_string()} as its fifth positional argument, which is pad_mode, "
+                f"not padding: construction fails (TypeError: For '{_CONV_PRIMITIVES[name]}', the type of 'pad_mode' "
+                f"should be 'str', but got type 'int'.); write padding={positional.as_string()}, pad_mode=\"pad\"",
+            )
+            continue
+        problem = _conv_padding_problem(call, name, ctx.resolver) or _padding_every_caller_sets(ctx, call, name)
         if problem is None:
             continue
         padding, pad_mode = problem
         mode = pad_mode.value if pad_mode is not None else "same"
         given = "pad_mode='{}'".format(mode) if pad_mode is not None else "no pad_mode (default 'same')"
-        found = literal_of(padding, ctx.resolver)
+        found = literal_of(padding, ctx.resolver) or _callers_literal(ctx, padding)
         if found is not None and found.origin.startswith("the default"):
             hedge = f" when the caller leaves it at {found.number} ({found.origin})"
         elif found is not None and found.origin:

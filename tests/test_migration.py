@@ -987,3 +987,45 @@ def test_ms713_and_ms710_do_not_overlap(project):
     findings = project.lint_source(ARGUMENT_ATTRIBUTES.replace("self.a = a", "self.a = None"),
                                    select=["MS710", "MS713"], syntax_level="strict")
     assert codes_by_line(findings) == {13: ["MS710"], 15: ["MS713"]}
+
+
+# -- MS701: positional pad_mode and padding forwarded by a helper (issue 30) ---------------------------
+CONV_HELPERS = '''
+    from mindspore import nn
+
+
+    def conv_bn(cin, cout, kernel, stride, padding):
+        return nn.SequentialCell([nn.Conv2d(cin, cout, kernel, stride, padding=padding), nn.BatchNorm2d(cout)])
+
+
+    def conv_free(cin, cout, padding):
+        return nn.Conv2d(cin, cout, 3, padding=padding)
+
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.a = nn.Conv2d(3, 8, 3, 1, 1)
+            self.b = conv_bn(3, 8, 3, 1, 1)
+            self.c = conv_bn(8, 8, 3, 1, padding=1)
+            self.d = conv_free(8, 8, 0)
+            self.e = conv_free(8, 8, 1)
+            self.f = nn.Conv2d(3, 8, 3, 1, "pad", 1)
+            self.g = nn.Conv2d(3, 8, 3, 1, "same")
+
+        def construct(self, x):
+            return self.a(x)
+'''
+
+
+def test_ms701_positional_pad_mode_and_traced_padding(project):
+    findings = only(project.lint_source(CONV_HELPERS, select=["MS701"]), "MS701")
+    assert [f.line for f in findings] == [5, 15]
+    assert "every call of conv_bn() in this module passes padding=1" in findings[0].message
+    assert findings[1].message.startswith("'nn.Conv2d' gets 1 as its fifth positional argument, which is pad_mode")
+    assert "the type of 'pad_mode' should be 'str', but got type 'int'." in findings[1].message
+
+
+def test_ms701_traced_padding_needs_every_caller(project):
+    source = CONV_HELPERS.replace("self.c = conv_bn(8, 8, 3, 1, padding=1)", "self.c = conv_bn(8, 8, 1, 1, 0)")
+    assert [f.line for f in only(project.lint_source(source, select=["MS701"]), "MS701")] == [15]
