@@ -9,6 +9,7 @@ overflows (`nn.WithLossCell(net, nn.MSELoss()).to_float(ms.float16)` gives `inf`
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Iterator, List, Optional, Set
 
@@ -258,6 +259,9 @@ def _within(node, root) -> bool:
 
 
 # -- MS603 ----------------------------------------------------------------------------------------
+_LOSS_CLASS_NAME = re.compile(r"(Loss|Criterion)$")
+
+
 def _is_loss_name(qualname: str) -> bool:
     last = qualname.rsplit(".", 1)[-1]
     return (last.endswith("Loss") or last == "LossBase" or last.startswith("SoftmaxCrossEntropy")) \
@@ -273,6 +277,8 @@ def _is_loss(ctx: ModuleContext, instance: inst.Instance) -> bool:
         for klass in ctx.classes.mro(cls):
             if any(isinstance(b, str) and _is_loss_name(b) for b in ctx.classes.base_entries(klass)):
                 return True
+            if _LOSS_CLASS_NAME.search(klass.name):
+                return True  # a project Cell named as a loss (FocalLoss(nn.Cell), DiceLoss, YoloLoss)
     return False
 
 
