@@ -574,12 +574,17 @@ def _membership_tuple_fix(ctx: ModuleContext, node) -> Optional[fixes.Fix]:
 # -- MS808 -------------------------------------------------------------------------------
 # 2.10, STRICT and LAX: `range(n)` with a tensor `n` (0-d included) fails in make_range; an int
 # (a constant, a static x.shape[0], int(n)) compiles.
+def _builtin_calls(ctx: ModuleContext, name: str):
+    """(call, gf) for calls of the built-in `name` in graph code (not a local or imported namesake)."""
+    for call, gf in ctx.graph_nodes(nodes.Call):
+        if isinstance(call.func, nodes.Name) and call.func.name == name and \
+                ctx.qualname(call.func) == f"builtins.{name}":
+            yield call, gf
+
+
 @implements(RANGE_OVER_TENSOR)
 def check_range_over_tensor(ctx: ModuleContext) -> Iterator[Finding]:
-    for call, gf in ctx.graph_nodes(nodes.Call):
-        if not isinstance(call.func, nodes.Name) or call.func.name != "range" or \
-                ctx.qualname(call.func) != "builtins.range":
-            continue
+    for call, gf in _builtin_calls(ctx, "range"):
         for position, argument in enumerate(call.args):
             if definite_tensor(ctx, argument, gf):
                 yield ctx.finding(
@@ -708,10 +713,7 @@ def _not_folded(value) -> bool:
 # STRICT only; divmod of constants compiles.
 @implements(DIVMOD_ON_TENSOR)
 def check_divmod(ctx: ModuleContext) -> Iterator[Finding]:
-    for call, gf in ctx.graph_nodes(nodes.Call):
-        if not isinstance(call.func, nodes.Name) or call.func.name != "divmod" or \
-                ctx.qualname(call.func) != "builtins.divmod":
-            continue
+    for call, gf in _builtin_calls(ctx, "divmod"):
         tensor = next((a for a in call.args if definite_tensor(ctx, a, gf)), None)
         if tensor is not None:
             yield ctx.finding(
