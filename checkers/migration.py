@@ -870,8 +870,8 @@ def check_argument_attribute_assignment(ctx: ModuleContext) -> Iterator[Finding]
                 continue
             yield ctx.finding(
                 ARGUMENT_ATTRIBUTE_ASSIGNMENT, target,
-                f"'self.{name}' is assigned in STRICT graph code, and __init__ copied it from an argument: this fails "
-                f"unless the caller passed a Parameter. MindSpore 2.10, STRICT: TypeError: In JIT strict mode, if need "
+                f"'self.{name}' is assigned in STRICT graph code but __init__ copied it from an argument; that fails "
+                f"unless it is a Parameter. MindSpore 2.10, STRICT: TypeError: In JIT strict mode, if need "
                 f"to modify a member attribute of a class with self.{name}, the member attribute must be of the "
                 "Parameter type (LAX runs it). Pass a Parameter, or keep the value local",
                 gf,

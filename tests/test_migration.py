@@ -979,8 +979,8 @@ def test_ms713_strict_only(project):
     assert only(project.lint_source(ARGUMENT_ATTRIBUTES, select=["MS713"]), "MS713") == []
     findings = only(project.lint_source(ARGUMENT_ATTRIBUTES, select=["MS713"], syntax_level="strict"), "MS713")
     assert [f.line for f in findings] == [13, 15]
-    assert findings[0].message.startswith("'self.a' is assigned in STRICT graph code, and __init__ copied it "
-                                          "from an argument: this fails unless the caller passed a Parameter.")
+    assert findings[0].message.startswith("'self.a' is assigned in STRICT graph code but __init__ copied it "
+                                          "from an argument; that fails unless it is a Parameter.")
 
 
 def test_ms713_and_ms710_do_not_overlap(project):
