@@ -860,3 +860,30 @@ def test_ms812_divmod(project):
     strict = project.lint_source(source, select=["MS812"], syntax_level="strict")
     assert lines(strict, "MS812") == [6, 8, 9]
     assert "which STRICT refuses" in strict[1].message
+
+
+def test_ms809_ms810_follow_the_parser(project):
+    # 2.10, both levels: a nested def that is never called is still parsed (both fail); the side of an
+    # `if` on a cell attribute that __init__ sets to False is dropped by the parser (it runs)
+    findings = project.lint_source('''
+        from mindspore import nn
+
+
+        class BadInput(Exception):
+            pass
+
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.strict = False
+
+            def construct(self, x):
+                def check(y):
+                    pairs = [a * b for a in (1, 2) for b in (3, 4)]
+                    raise BadInput("bad")
+                if self.strict:
+                    raise BadInput("bad")
+                return x
+        ''', select=["MS809", "MS810"])
+    assert codes_by_line(findings) == {15: ["MS809"], 16: ["MS810"]}
