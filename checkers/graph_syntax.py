@@ -702,10 +702,11 @@ def check_tensor_truth_value(ctx: ModuleContext) -> Iterator[Finding]:
 
 
 # -- MS812 -------------------------------------------------------------------------------
-def _not_folded(value) -> bool:
+def _from_a_shape(value) -> bool:
     """STRICT hands divmod to the Python fallback, which takes only values that mention no graph input:
-    x.shape[0] is a compile-time int, yet 2.10 refuses it ("found variable 'x'")."""
-    return not value.is_const or value.has("shape")
+    x.shape[0] is a compile-time int, yet 2.10 refuses it ("found variable 'x'").  A plain input is not
+    reported: the parent may pass an int, which MindSpore folds."""
+    return value.has("shape")
 
 
 # 2.10: divmod(tensor, 2) fails under both levels (STRICT: "the inputs should be constant"; LAX:
@@ -721,9 +722,9 @@ def check_divmod(ctx: ModuleContext) -> Iterator[Finding]:
                 f"divmod() is given the tensor '{shown(tensor)}', which graph code cannot do. MindSpore 2.10, STRICT: "
                 "ValueError: ... the inputs should be constant; LAX: TypeError: unsupported operand type(s) for "
                 "divmod(). Use `//` and `%`", gf)
-        elif gf.strict and any(_not_folded(ctx.value(a, gf)) for a in call.args):
+        elif gf.strict and any(_from_a_shape(ctx.value(a, gf)) for a in call.args):
             yield ctx.finding(
                 DIVMOD_ON_TENSOR, call,
-                "divmod() is given a value not known when compiling, which STRICT refuses. MindSpore 2.10, STRICT: "
+                "divmod() is given a value computed from a shape, which STRICT refuses. MindSpore 2.10, STRICT: "
                 "ValueError: When handling script 'divmod(...) in graph mode', the inputs should be constant (LAX "
                 "runs it in Python). Use `//` and `%`", gf)
