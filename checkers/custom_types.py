@@ -586,8 +586,9 @@ def _container_changes(ctx: ModuleContext):
             if found is None:
                 continue
             name, kind = found
-            # 2.10 LAX kept `self.d["k"] = 2` but dropped `self.d["k"] = x` (a tensor) and every list item store
-            lax = _KEPT if kind == "dict" and ctx.value(statement.value, gf).is_const else _LOST
+            # 2.10 LAX kept `self.d["k"] = 2` but dropped `self.d["k"] = x` (a tensor) and every list item store;
+            # a dict item whose value is not known either way is left to STRICT
+            lax = _LOST if kind == "list" or ctx.value(statement.value, gf).is_var else _KEPT
             yield target, gf, name, kind, "an item assignment", lax, _STRICT_SUBSCRIPT
 
 
