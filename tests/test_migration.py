@@ -1029,3 +1029,19 @@ def test_ms701_positional_pad_mode_and_traced_padding(project):
 def test_ms701_traced_padding_needs_every_caller(project):
     source = CONV_HELPERS.replace("self.c = conv_bn(8, 8, 3, 1, padding=1)", "self.c = conv_bn(8, 8, 1, 1, 0)")
     assert [f.line for f in only(project.lint_source(source, select=["MS701"]), "MS701")] == [15]
+
+
+@pytest.mark.mindspore
+@pytest.mark.skipif(importlib.util.find_spec("mindspore") is None, reason="needs the mindspore extra")
+def test_positional_pad_mode_error_is_mindspores(tmp_path, project):
+    """The layer MS701 reports for a fifth positional number fails with the TypeError its message quotes."""
+    message = only(project.lint_source(CONV_HELPERS, select=["MS701"]), "MS701")[1].message
+    program = ("from mindspore import nn\n"
+               "try:\n    nn.Conv2d(3, 8, 3, 1, 1)\n    print('built')\n"
+               "except TypeError as error:\n    print(str(error).splitlines()[0])\n")
+    result = subprocess.run([sys.executable, "-c", program], cwd=tmp_path, capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    error = result.stdout.strip().splitlines()[-1]
+    assert error == "For 'Conv2D', the type of 'pad_mode' should be 'str', but got type 'int'."
+    assert f"(TypeError: {error})" in message
