@@ -42,7 +42,25 @@ OBJECT_MUTATED = Rule(
     "Keep state that changes in a Parameter updated with ops.assign, or return the new value and update the "
     "object outside the compiled code.",
 )
-RULES = (OBJECT_FROM_TENSORS, JIT_CLASS_FROM_TENSORS, OBJECT_RETURNED, OBJECT_MUTATED)
+CONTAINER_ATTRIBUTE_CHANGED = Rule(
+    "MS205", "cell-container-attribute-changed", "warning",
+    "Graph code changes a list or dict stored on the Cell; MindSpore does not keep the change (or, under STRICT, fails).",
+    "Return the values instead of collecting them on the Cell, or keep running state in a Parameter updated "
+    "with ops.assign; build lists locally inside construct.",
+)
+SET_RETURNED = Rule(
+    "MS206", "set-returned-from-graph", "error",
+    "STRICT graph code returns a set to its Python caller, which fails to compile.",
+    "Return a tuple or a list (`tuple(sorted(s))`), or build the set outside the compiled code.",
+)
+DICT_RETURNED_STRICT = Rule(
+    "MS207", "dict-returned-from-strict-graph", "warning",
+    "A STRICT Cell or `@jit(fullgraph=True)` function returns a dict; the caller silently receives a tuple.",
+    "Return a tuple (or a namedtuple built outside the graph) and name its fields where it is read, or compile "
+    "at the LAX level.",
+)
+RULES = (OBJECT_FROM_TENSORS, JIT_CLASS_FROM_TENSORS, OBJECT_RETURNED, OBJECT_MUTATED, CONTAINER_ATTRIBUTE_CHANGED,
+         SET_RETURNED, DICT_RETURNED_STRICT)
 
 _TUPLE_BASES = frozenset({"builtins.tuple", "typing.NamedTuple", "typing_extensions.NamedTuple"})
 _NOT_CUSTOM_BASES = ("enum.", "builtins.BaseException", "builtins.Exception")
@@ -464,3 +482,180 @@ def check_object_mutated(ctx: ModuleContext) -> Iterator[Finding]:
         message = _mutation_message(ctx, call.args[0], attribute, _short(call.as_string(), 50), gf)
         if message:
             yield ctx.finding(OBJECT_MUTATED, call, message, gf)
+
+
+# -- MS205 ---------------------------------------------------------------------------
+# What MindSpore 2.10 does with each change to a list or dict that __init__ stored on a Cell, after the
+# graph ran (both levels checked): "lost" = the attribute is unchanged, "kept" = it changed.
+_LOST = "lost"
+_KEPT = "kept"
+_STRICT_SUBSCRIPT = ("TypeError: When JIT_SYNTAX_LEVEL is not set to LAX self.{name} should be initialized as a "
+                     "'Parameter' in the '__init__' function to perform assign subscript")
+_STRICT_NO_METHOD = "AttributeError: In JIT strict mode, cannot get attributes {method}"
+# method -> (LAX, STRICT)
+_LIST_METHODS = {
+    "append": (_LOST, _LOST), "clear": (_LOST, _LOST), "reverse": (_LOST, _LOST),
+    "remove": (_LOST, _STRICT_NO_METHOD), "extend": (_KEPT, _LOST), "insert": (_KEPT, _LOST), "pop": (_KEPT, _LOST),
+}
+_DICT_METHODS = {
+    "update": (_LOST, _LOST), "clear": (_LOST, _LOST),
+    "pop": (_LOST, _STRICT_NO_METHOD), "setdefault": (_LOST, _STRICT_NO_METHOD),
+}
+_LIST_BUILDERS = frozenset({"builtins.list"})
+_DICT_BUILDERS = frozenset({"builtins.dict", "collections.OrderedDict", "collections.defaultdict"})
+
+
+def _container_kind(ctx: ModuleContext, value) -> Optional[str]:
+    if isinstance(value, (nodes.List, nodes.ListComp)):
+        return "list"
+    if isinstance(value, (nodes.Dict, nodes.DictComp)):
+        return "dict"
+    if isinstance(value, nodes.Call):
+        qualname = ctx.qualname(value.func)
+        if qualname in _LIST_BUILDERS:
+            return "list"
+        if qualname in _DICT_BUILDERS:
+            return "dict"
+    return None
+
+
+def _stored_container(ctx: ModuleContext, cls: nodes.ClassDef, name: str) -> Optional[str]:
+    """'list' or 'dict' when every store of `self.name` in the class hierarchy is in a method graph code does
+    not run (__init__, setup) and puts a list (dict) there."""
+    in_graph = ctx.memo.get("ms205.in_graph")
+    if in_graph is None:
+        in_graph = ctx.memo["ms205.in_graph"] = {gf.node for gf in ctx.graph_functions()}
+    kinds = set()
+    for klass in ctx.classes.mro(cls):
+        for method in klass.mymethods():
+            for target in ctx.classes.attribute_stores(method):
+                if target.attrname != name or not isinstance(target.expr, nodes.Name) or target.expr.name != "self":
+                    continue
+                if method in in_graph:
+                    return None  # set in graph code too: MS710's
+                assign = target.parent
+                value = assign.value if isinstance(assign, (nodes.Assign, nodes.AnnAssign)) else None
+                kinds.add(_container_kind(ctx, value) if value is not None else None)
+    return kinds.pop() if len(kinds) == 1 else None
+
+
+def _cell_attribute(ctx: ModuleContext, expr, gf: GraphFunction) -> Optional[Tuple[str, str]]:
+    """(attribute name, 'list' | 'dict') when `expr` is `self.name` (or a local bound only to it) of a Cell
+    whose __init__ stored a list or dict there."""
+    if isinstance(expr, nodes.Name):
+        bindings = local_bindings(expr, gf.node)
+        if len(bindings) != 1 or not isinstance(bindings[0].parent, nodes.Assign):
+            return None
+        expr = bindings[0].parent.value
+    cls = gf.self_class
+    if not (isinstance(expr, nodes.Attribute) and isinstance(expr.expr, nodes.Name) and expr.expr.name == "self"
+            and cls is not None and ctx.classes.is_cell(cls)):
+        return None
+    kind = _stored_container(ctx, cls, expr.attrname)
+    return (expr.attrname, kind) if kind else None
+
+
+def _outcome_text(outcome: str, name: str, method: str, kind: str) -> str:
+    if outcome == _LOST:
+        return f"the {kind} is unchanged after the call"
+    if outcome == _KEPT:
+        return f"the {kind} changes"
+    return outcome.format(name=name, method=method)
+
+
+def _container_changes(ctx: ModuleContext):
+    """(node, gf, attribute, kind, what, LAX outcome, STRICT outcome) for each change graph code makes."""
+    for call, gf in ctx.graph_nodes(nodes.Call):
+        func = call.func
+        if not isinstance(func, nodes.Attribute):
+            continue
+        found = _cell_attribute(ctx, func.expr, gf)
+        if found is None:
+            continue
+        name, kind = found
+        table = _LIST_METHODS if kind == "list" else _DICT_METHODS
+        if func.attrname in table:
+            lax, strict = table[func.attrname]
+            yield call, gf, name, kind, f"'.{func.attrname}()'", lax, strict
+    for statement, gf in ctx.graph_nodes(nodes.Assign, nodes.AugAssign):
+        targets = statement.targets if isinstance(statement, nodes.Assign) else [statement.target]
+        for target in targets:
+            if not isinstance(target, nodes.Subscript):
+                continue
+            found = _cell_attribute(ctx, target.value, gf)
+            if found is None:
+                continue
+            name, kind = found
+            # 2.10 LAX kept `self.d["k"] = 2` but dropped `self.d["k"] = x` (a tensor) and every list item store;
+            # a dict item whose value is not known either way is left to STRICT
+            lax = _LOST if kind == "list" or ctx.value(statement.value, gf).is_var else _KEPT
+            yield target, gf, name, kind, "an item assignment", lax, _STRICT_SUBSCRIPT
+
+
+@implements(CONTAINER_ATTRIBUTE_CHANGED)
+def check_container_attribute_changed(ctx: ModuleContext) -> Iterator[Finding]:
+    for node, gf, name, kind, what, lax, strict in _container_changes(ctx):
+        outcome = strict if gf.strict else lax
+        if outcome == _KEPT:
+            continue
+        method = what.strip("'.()")
+        happens = _outcome_text(outcome, name, method, kind)
+        if gf.strict:
+            detail = f"STRICT: {happens}"
+        else:
+            detail = f"LAX: {happens}; STRICT: {_outcome_text(strict, name, method, kind)}"
+        yield ctx.finding(
+            CONTAINER_ATTRIBUTE_CHANGED, node,
+            f"{what} changes the {kind} 'self.{name}' in graph code; "
+            f"{'the change is not kept' if outcome == _LOST else 'STRICT refuses it'}. "
+            f"MindSpore 2.10, {detail}. Return the values, or keep state in a Parameter", gf)
+
+
+# -- MS206 / MS207 -------------------------------------------------------------------
+_SET_BUILDERS = frozenset({"builtins.set", "builtins.frozenset"})
+
+
+def _returned_parts(ret: nodes.Return, function):
+    """The returned expression, its tuple elements, and what a local returned name was bound to."""
+    stack = [ret.value]
+    while stack:
+        expr = stack.pop()
+        if isinstance(expr, nodes.Tuple):
+            stack.extend(expr.elts)
+            continue
+        bindings = local_bindings(expr, function) if isinstance(expr, nodes.Name) else []
+        if len(bindings) == 1 and isinstance(bindings[0].parent, nodes.Assign) and \
+                bindings[0] in bindings[0].parent.targets:
+            yield expr, bindings[0].parent.value
+        else:
+            yield expr, expr
+
+
+def _strict_root_returns(ctx: ModuleContext):
+    for ret, gf in ctx.graph_nodes(nodes.Return):
+        if gf.is_root and gf.strict and ret.value is not None and ret.scope() is gf.node:
+            for shown_expr, value in _returned_parts(ret, gf.node):
+                yield ret, gf, shown_expr, value
+
+
+@implements(SET_RETURNED)
+def check_set_returned(ctx: ModuleContext) -> Iterator[Finding]:
+    for _, gf, shown_expr, value in _strict_root_returns(ctx):
+        if isinstance(value, nodes.Call) and ctx.qualname(value.func) in _SET_BUILDERS:
+            kind = ctx.qualname(value.func).rsplit(".", 1)[1]
+            yield ctx.finding(
+                SET_RETURNED, shown_expr,
+                f"{gf.display} returns a {kind} ('{_short(shown_expr.as_string())}'), which STRICT graph code cannot "
+                f"hand back. MindSpore 2.10, STRICT: RuntimeError: Illegal type in the graph: ... <class '{kind}'> "
+                "(LAX returns it). Return a tuple", gf)
+
+
+@implements(DICT_RETURNED_STRICT)
+def check_dict_returned_strict(ctx: ModuleContext) -> Iterator[Finding]:
+    for _, gf, shown_expr, value in _strict_root_returns(ctx):
+        if isinstance(value, (nodes.Dict, nodes.DictComp)):
+            yield ctx.finding(
+                DICT_RETURNED_STRICT, shown_expr,
+                f"{gf.display} returns a dict ('{_short(shown_expr.as_string())}'), and under STRICT the caller gets "
+                "a tuple of its values instead. MindSpore 2.10: a Cell compiled STRICT and a @jit(fullgraph=True) "
+                "function hand back a tuple (LAX keeps the dict). Return a tuple and unpack it by position", gf)

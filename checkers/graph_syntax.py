@@ -20,6 +20,7 @@ from mslint.analysis import version_tests
 from mslint import fixes
 from mslint.findings import Finding, shown
 from mslint.rules import Rule, implements
+from mslint.checkers.graph_syntax_tensors import definite_tensor, multi_element
 
 LEGACY_JIT_API = Rule(
     "MS801", "legacy-jit-api", "error",
@@ -62,8 +63,36 @@ SET_IN_GRAPH = Rule(
     "A set display or set comprehension is in graph code; graph mode has no set type.",
     "Use a tuple or a list (graph mode does not support the set type).",
 )
+RANGE_OVER_TENSOR = Rule(
+    "MS808", "range-over-tensor", "error",
+    "`range()` in graph code is given a tensor; MindSpore needs Python ints there and the code fails to compile.",
+    "Loop with `while i < n:` on the tensor, or pass a Python int (a constant, a static shape such as "
+    "`x.shape[0]`, or `int(n)`).",
+)
+MULTI_CLAUSE_COMPREHENSION = Rule(
+    "MS809", "multi-clause-comprehension", "error",
+    "A comprehension in graph code has more than one `for` clause, which MindSpore cannot compile.",
+    "Nest two comprehensions (`[[a * b for b in ys] for a in xs]`) or write the loops out.",
+)
+UNSUPPORTED_EXCEPTION = Rule(
+    "MS810", "unsupported-exception-type", "error",
+    "Graph code raises an exception type MindSpore cannot raise (a user-defined class, UserWarning, ImportError, ...).",
+    "Raise one of the built-in types graph mode supports (ValueError, TypeError, RuntimeError, ...) and put "
+    "the detail in the message.",
+)
+TENSOR_TRUTH_VALUE = Rule(
+    "MS811", "multi-element-tensor-as-bool", "error",
+    "A tensor with more than one element is used as a condition (`if`, `while`, `and`, `or`, `not`, `assert`).",
+    "Reduce it first: `if mask.any():`, `if (x > 0).all():`, `if x.sum() > 0:`.",
+)
+DIVMOD_ON_TENSOR = Rule(
+    "MS812", "divmod-in-graph", "error",
+    "`divmod()` in graph code is given a tensor (or, under STRICT, any value not known when compiling).",
+    "Compute the two parts with `//` and `%` (or `ops.floor_div` and `ops.floor_mod`).",
+)
 RULES = (LEGACY_JIT_API, CLASSMETHOD_IN_GRAPH, JIT_CLASS_ON_CELL, CONSTRUCT_NOT_COMPILED, UNSUPPORTED_SYNTAX,
-         IMPORT_IN_GRAPH, SET_IN_GRAPH)
+         IMPORT_IN_GRAPH, SET_IN_GRAPH, RANGE_OVER_TENSOR, MULTI_CLAUSE_COMPREHENSION, UNSUPPORTED_EXCEPTION,
+         TENSOR_TRUTH_VALUE, DIVMOD_ON_TENSOR)
 
 # -- MS801 -------------------------------------------------------------------------------
 # ms_function / ms_class were replaced by jit / jit_class in 2.0, last documented in 2.5, and are
@@ -545,3 +574,162 @@ def _membership_tuple_fix(ctx: ModuleContext, node) -> Optional[fixes.Fix]:
             not any(operand is node and op in ("in", "not in") for op, operand in parent.ops):
         return None
     return fixes.display_to_tuple(ctx, node, fixes.UNSAFE, "test membership in a tuple")
+
+
+# -- MS808 -------------------------------------------------------------------------------
+# 2.10, STRICT and LAX: `range(n)` with a tensor `n` (0-d included) fails in make_range; an int
+# (a constant, a static x.shape[0], int(n)) compiles.
+def _builtin_calls(ctx: ModuleContext, name: str):
+    """(call, gf) for calls of the built-in `name` in graph code (not a local or imported namesake)."""
+    for call, gf in ctx.graph_nodes(nodes.Call):
+        if isinstance(call.func, nodes.Name) and call.func.name == name and \
+                ctx.qualname(call.func) == f"builtins.{name}":
+            yield call, gf
+
+
+@implements(RANGE_OVER_TENSOR)
+def check_range_over_tensor(ctx: ModuleContext) -> Iterator[Finding]:
+    for call, gf in _builtin_calls(ctx, "range"):
+        for position, argument in enumerate(call.args):
+            if definite_tensor(ctx, argument, gf):
+                yield ctx.finding(
+                    RANGE_OVER_TENSOR, argument,
+                    f"range() is given the tensor '{shown(argument)}'; it needs a Python int. MindSpore 2.10, STRICT "
+                    f"and LAX: TypeError: For 'make_range', the {position}th input should be a int scalar but got "
+                    "AbstractTensor(...). Loop with `while i < n:` or pass an int", gf)
+                break
+
+
+# -- MS809 -------------------------------------------------------------------------------
+_COMPREHENSION_NAMES = {nodes.ListComp: "ListComp", nodes.GeneratorExp: "GeneratorExp", nodes.DictComp: "DictComp"}
+
+
+@implements(MULTI_CLAUSE_COMPREHENSION)
+def check_multi_clause_comprehension(ctx: ModuleContext) -> Iterator[Finding]:
+    for node, gf in ctx.graph_nodes(*_COMPREHENSION_NAMES, parsed=True):
+        clauses = len(node.generators)
+        if clauses < 2:
+            continue
+        kind = _COMPREHENSION_NAMES[type(node)]
+        shown_kind = "ListComp" if kind == "GeneratorExp" else kind
+        yield ctx.finding(
+            MULTI_CLAUSE_COMPREHENSION, node,
+            f"This comprehension has {clauses} `for` clauses; graph code allows one. MindSpore 2.10, STRICT and LAX: "
+            f"TypeError: The 'generators' supports 1 'comprehension' in {shown_kind}/GeneratorExp, but got {clauses} "
+            "comprehensions. Nest the comprehensions or write the loops out", gf)
+
+
+# -- MS810 -------------------------------------------------------------------------------
+# The types MindSpore 2.10 lists in "Unsupported exception type: X. Raise only support some Python
+# standard exception types: ..." (checked under STRICT and LAX; the check runs at compile time, so an
+# unsupported raise fails even in a branch that is never taken).
+RAISABLE_EXCEPTIONS = frozenset({
+    "AssertionError", "AttributeError", "BaseException", "EnvironmentError", "Exception", "IOError",
+    "IndentationError", "IndexError", "KeyError", "KeyboardInterrupt", "MemoryError", "NameError",
+    "NotImplementedError", "OSError", "OverflowError", "RuntimeError", "RuntimeWarning", "StopIteration",
+    "TypeError", "UnboundLocalError", "ValueError", "ZeroDivisionError",
+})
+
+
+def _raised_class(ctx: ModuleContext, exc) -> Optional[str]:
+    """The name of the class `raise exc` raises, when it is known not to be one MindSpore can raise."""
+    expr = exc.func if isinstance(exc, nodes.Call) else exc
+    if not isinstance(expr, (nodes.Name, nodes.Attribute)):
+        return None
+    qualname = ctx.qualname(expr)
+    if qualname and qualname.startswith("builtins."):
+        name = qualname[len("builtins."):]
+        if name in RAISABLE_EXCEPTIONS or not name[:1].isupper():
+            return None
+        return name
+    definition = ctx.resolver.resolve_callable(expr)
+    if isinstance(definition, nodes.ClassDef) and definition.root() is not None and \
+            ctx.resolver.kind(definition.root().name, definition.root().file or ctx.path) == resolve.PROJECT:
+        try:
+            is_exception = definition.is_subtype_of("builtins.BaseException")
+        except Exception:  # an ancestor astroid cannot infer: not known to be an exception
+            return None
+        return definition.name if is_exception else None
+    return None
+
+
+@implements(UNSUPPORTED_EXCEPTION)
+def check_unsupported_exception(ctx: ModuleContext) -> Iterator[Finding]:
+    for node, gf in ctx.graph_nodes(nodes.Raise, parsed=True):
+        if node.exc is None:
+            continue
+        name = _raised_class(ctx, node.exc)
+        if name is None:
+            continue
+        yield ctx.finding(
+            UNSUPPORTED_EXCEPTION, node,
+            f"Graph code cannot raise {name}; only some built-in exception types can be raised there. MindSpore "
+            f"2.10, STRICT and LAX, even when the branch is never taken: RuntimeError: Unsupported exception type: "
+            f"{name}. Raise ValueError, TypeError or RuntimeError instead", gf)
+
+
+# -- MS811 -------------------------------------------------------------------------------
+def _conditions(ctx: ModuleContext):
+    """(expression MindSpore turns into a Python bool, graph function): tests of if/while/assert and
+    conditional expressions, operands of `not`, and the first operand of `and`/`or` (2.10 converts
+    that one; a later operand was not converted in our runs)."""
+    for node, gf in ctx.graph_nodes(nodes.If, nodes.While, nodes.IfExp, nodes.Assert):
+        yield node.test, gf, isinstance(node, nodes.While)
+    for node, gf in ctx.graph_nodes(nodes.UnaryOp):
+        if node.op == "not":
+            yield node.operand, gf, False
+    for node, gf in ctx.graph_nodes(nodes.BoolOp):
+        yield node.values[0], gf, False
+
+
+_HOST_VALUES = frozenset({"ndarray", "host"})
+_IF_TRUTH = "Only tensor which shape is () or (1,) can be converted to bool, but got tensor shape is (...)."
+_WHILE_TRUTH = "The truth value of an array with more than one element is ambiguous."
+
+
+@implements(TENSOR_TRUTH_VALUE)
+def check_tensor_truth_value(ctx: ModuleContext) -> Iterator[Finding]:
+    seen = set()
+    for test, gf, loop in _conditions(ctx):
+        if isinstance(test, nodes.BoolOp):
+            test = test.values[0]
+        if test in seen or isinstance(test, (nodes.BoolOp, nodes.UnaryOp)) and getattr(test, "op", "") == "not":
+            continue
+        seen.add(test)
+        # what multi_element accepts is built as a tensor (or a NumPy array, MS1's)
+        if ctx.value(test, gf).tags & _HOST_VALUES or not multi_element(ctx, test, gf.node):
+            continue
+        yield ctx.finding(
+            TENSOR_TRUTH_VALUE, test,
+            f"'{shown(test)}' is a tensor with more than one element, used as a condition. MindSpore 2.10, STRICT "
+            f"and LAX: ValueError: {_WHILE_TRUTH if loop else _IF_TRUTH} Reduce it first (.any(), .all(), .sum())",
+            gf)
+
+
+# -- MS812 -------------------------------------------------------------------------------
+def _from_a_shape(value) -> bool:
+    """STRICT hands divmod to the Python fallback, which takes only values that mention no graph input:
+    x.shape[0] is a compile-time int, yet 2.10 refuses it ("found variable 'x'").  A plain input is not
+    reported: the parent may pass an int, which MindSpore folds."""
+    return value.has("shape")
+
+
+# 2.10: divmod(tensor, 2) fails under both levels (STRICT: "the inputs should be constant"; LAX:
+# "unsupported operand type(s) for divmod(): 'Tensor' and 'int'"); divmod(x.shape[0], 2) fails under
+# STRICT only; divmod of constants compiles.
+@implements(DIVMOD_ON_TENSOR)
+def check_divmod(ctx: ModuleContext) -> Iterator[Finding]:
+    for call, gf in _builtin_calls(ctx, "divmod"):
+        tensor = next((a for a in call.args if definite_tensor(ctx, a, gf)), None)
+        if tensor is not None:
+            yield ctx.finding(
+                DIVMOD_ON_TENSOR, call,
+                f"divmod() is given the tensor '{shown(tensor)}', which graph code cannot do. MindSpore 2.10, STRICT: "
+                "ValueError: ... the inputs should be constant; LAX: TypeError: unsupported operand type(s) for "
+                "divmod(). Use `//` and `%`", gf)
+        elif gf.strict and any(_from_a_shape(ctx.value(a, gf)) for a in call.args):
+            yield ctx.finding(
+                DIVMOD_ON_TENSOR, call,
+                "divmod() is given a value computed from a shape, which STRICT refuses. MindSpore 2.10, STRICT: "
+                "ValueError: When handling script 'divmod(...) in graph mode', the inputs should be constant (LAX "
+                "runs it in Python). Use `//` and `%`", gf)

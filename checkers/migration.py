@@ -21,7 +21,7 @@ from mslint.findings import Finding, shown
 from mslint.analysis.lattice import Kind
 from mslint.analysis import version_tests
 from mslint.checkers.migration_fixed_weights import constant_parameters
-from mslint.analysis.literal_values import literal_of, number
+from mslint.analysis.literal_values import Literal, literal_of, number
 from mslint.project.resolve import Resolver, assigned_values
 from mslint.rules import Rule, implements
 
@@ -94,9 +94,15 @@ ATTRIBUTE_ASSIGNMENT = Rule(
     "Keep state that graph code changes in a Parameter created in __init__ and update it with ops.assign "
     "(or `self.w = value`), or return the new value instead of storing it.",
 )
+ARGUMENT_ATTRIBUTE_ASSIGNMENT = Rule(
+    "MS713", "argument-attribute-assignment-strict", "warning",
+    "STRICT graph code assigns a `self` attribute that `__init__` copied from an argument; it fails unless that is a "
+    "Parameter.",
+    "Pass a Parameter (and update it with ops.assign), or keep the value in a local variable or return it.",
+)
 RULES = (CONV_PADDING, CONV_IMPLICIT_SAME, DROPOUT_KEEP_PROB, BN_TORCH_MOMENTUM, CELL_IN_GRAPH,
          PARAMETER_IN_GRAPH, SET_DATA_IN_GRAPH, FORBIDDEN_API, ISINSTANCE_LIST, ATTRIBUTE_ASSIGNMENT,
-         DROPOUT_KEEP_PROB_DEPRECATED, FIXED_WEIGHT_CELL)
+         DROPOUT_KEEP_PROB_DEPRECATED, FIXED_WEIGHT_CELL, ARGUMENT_ATTRIBUTE_ASSIGNMENT)
 
 # MS704's threshold: below it a momentum reads as PyTorch's (design.md has no config key for it).
 BN_MOMENTUM_THRESHOLD = 0.5
@@ -213,6 +219,65 @@ def _conv_padding_problem(call: nodes.Call, name: str, resolver: Resolver):
     return None  # pad="pad", or a pad_mode the analysis cannot read
 
 
+def _positional_pad_mode(call: nodes.Call, name: str):
+    """`nn.Conv2d(cin, cout, 3, 1, 1)`: PyTorch's order puts padding fifth, MindSpore's puts pad_mode there."""
+    pad_mode_at = _CONV_LAYERS[name][0]
+    if len(call.args) <= pad_mode_at or any(isinstance(a, nodes.Starred) for a in call.args[:pad_mode_at + 1]):
+        return None
+    argument = call.args[pad_mode_at]
+    return argument if number(argument) is not None or isinstance(argument, (nodes.Tuple, nodes.List)) else None
+
+
+def _padding_every_caller_sets(ctx: ModuleContext, call: nodes.Call, name: str):
+    """(padding, pad_mode) when padding is a parameter of the enclosing function without a default that every
+    call of that function in this module fills with the same non-zero number (`conv_bn(..., padding=1)`)."""
+    pad_mode_at, padding_at, _ = _CONV_LAYERS[name]
+    padding = _argument(call, "padding", padding_at)
+    if _callers_literal(ctx, padding) is None:
+        return None
+    pad_mode = _argument(call, "pad_mode", pad_mode_at)
+    if pad_mode is None:
+        return None if _opaque(call) else (padding, None)
+    if isinstance(pad_mode, nodes.Const) and isinstance(pad_mode.value, str) and pad_mode.value.lower() != "pad":
+        return padding, pad_mode
+    return None
+
+
+def _callers_literal(ctx: ModuleContext, padding) -> Optional[Literal]:
+    """The non-zero number every call of the enclosing function in this module passes for the parameter
+    `padding` names (none when a call leaves it out, passes something else, or there is no call)."""
+    if not isinstance(padding, nodes.Name):
+        return None
+    function = padding.scope()
+    if not isinstance(function, nodes.FunctionDef) or isinstance(function.parent, nodes.ClassDef):
+        return None
+    try:
+        _, bindings = padding.lookup(padding.name)
+    except Exception:  # astroid lookup failure: not known to be the parameter
+        return None
+    if len(bindings) != 1 or not isinstance(bindings[0].parent, nodes.Arguments):
+        return None
+    positional = [a.name for a in function.args.args or ()]
+    if padding.name not in positional or function.args.vararg or function.args.kwarg:
+        return None
+    index = positional.index(padding.name)
+    values = set()
+    for call in ctx.module_nodes(nodes.Call):
+        if not (isinstance(call.func, nodes.Name) and call.func.name == function.name) or \
+                ctx.resolver.resolve_callable(call.func) is not function:
+            continue
+        if _opaque(call):
+            return None
+        value = number(keyword_value(call, padding.name, index))
+        if value is None or value == 0:
+            return None
+        values.add(value)
+    if len(values) != 1:
+        return None
+    value = values.pop()
+    return Literal(value, f"every call of {function.name}() in this module passes {padding.name}={value}")
+
+
 def _string_padding(call: nodes.Call, name: str, resolver: Resolver):
     """(padding node, its literal) when a conv layer gets a string padding ("same", "valid")."""
     padding = _argument(call, "padding", _CONV_LAYERS[name][1])
@@ -238,13 +303,22 @@ def check_conv_padding(ctx: ModuleContext) -> Iterator[Finding]:
                 f"without padding, or use the mint.nn layer, which takes PyTorch's arguments",
             )
             continue
-        problem = _conv_padding_problem(call, name, ctx.resolver)
+        positional = _positional_pad_mode(call, name)
+        if positional is not None:
+            yield ctx.finding(
+                CONV_PADDING, call,
+                f"'{_layer(call)}' gets {positional.as_string()} as its fifth positional argument, which is pad_mode, "
+                f"not padding: construction fails (TypeError: For '{_CONV_PRIMITIVES[name]}', the type of 'pad_mode' "
+                f"should be 'str', but got type 'int'.); write padding={positional.as_string()}, pad_mode=\"pad\"",
+            )
+            continue
+        problem = _conv_padding_problem(call, name, ctx.resolver) or _padding_every_caller_sets(ctx, call, name)
         if problem is None:
             continue
         padding, pad_mode = problem
         mode = pad_mode.value if pad_mode is not None else "same"
         given = "pad_mode='{}'".format(mode) if pad_mode is not None else "no pad_mode (default 'same')"
-        found = literal_of(padding, ctx.resolver)
+        found = literal_of(padding, ctx.resolver) or _callers_literal(ctx, padding)
         if found is not None and found.origin.startswith("the default"):
             hedge = f" when the caller leaves it at {found.number} ({found.origin})"
         elif found is not None and found.origin:
@@ -747,5 +821,47 @@ def check_attribute_assignment(ctx: ModuleContext) -> Iterator[Finding]:
                 ATTRIBUTE_ASSIGNMENT, target,
                 f"'self.{name}' is assigned in graph code and {what}: {level}; keep such state in a Parameter "
                 "updated with ops.assign, or return the value",
+                gf,
+            )
+
+
+# -- MS713 -------------------------------------------------------------------------------
+# MS710 leaves out attributes __init__ copies from an argument (the caller may pass a Parameter). 2.10,
+# STRICT: `self.a = x` on such an attribute fails when the caller passed a tensor or an int ("TypeError: In
+# JIT strict mode, if need to modify a member attribute of a class with self.a, the member attribute must be
+# of the Parameter type. But got '1' with type 'int'."), and runs when it passed a Parameter; LAX runs both.
+def _argument_declared_parameter(ctx: ModuleContext, cls: nodes.ClassDef, name: str) -> bool:
+    """`def __init__(self, w: Parameter)` ... `self.w = w`: the signature promises a Parameter."""
+    for klass in ctx.classes.mro(cls):
+        for method in klass.mymethods():
+            arguments = method.args
+            annotations = dict(zip([a.name for a in arguments.args or ()], arguments.annotations or ()))
+            for target in ctx.classes.attribute_stores(method):
+                value = getattr(target.parent, "value", None)
+                if target.attrname == name and isinstance(value, nodes.Name):
+                    annotation = annotations.get(value.name)
+                    if annotation is not None and (ctx.qualname(annotation) or "").endswith("Parameter"):
+                        return True
+    return False
+
+
+@implements(ARGUMENT_ATTRIBUTE_ASSIGNMENT)
+def check_argument_attribute_assignment(ctx: ModuleContext) -> Iterator[Finding]:
+    for statement, gf in ctx.graph_nodes(nodes.Assign, nodes.AugAssign, nodes.AnnAssign):
+        cls = gf.self_class
+        if not gf.strict or cls is None or not ctx.classes.is_cell(cls):
+            continue
+        for target in _self_attribute_targets(statement):
+            name = target.attrname
+            fact = ctx.class_facts(cls).get(name)
+            if fact is not None and fact.has("parameter") or not _set_from_argument(ctx, cls, name) or \
+                    _argument_declared_parameter(ctx, cls, name):
+                continue
+            yield ctx.finding(
+                ARGUMENT_ATTRIBUTE_ASSIGNMENT, target,
+                f"'self.{name}' is assigned in STRICT graph code but __init__ copied it from an argument; that fails "
+                f"unless it is a Parameter. MindSpore 2.10, STRICT: TypeError: In JIT strict mode, if need "
+                f"to modify a member attribute of a class with self.{name}, the member attribute must be of the "
+                "Parameter type (LAX runs it). Pass a Parameter, or keep the value local",
                 gf,
             )

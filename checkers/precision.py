@@ -9,6 +9,7 @@ overflows (`nn.WithLossCell(net, nn.MSELoss()).to_float(ms.float16)` gives `inf`
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Iterator, List, Optional, Set
 
@@ -22,6 +23,7 @@ from mslint.analysis.context import ModuleContext
 from mslint.project.classes import keyword_value
 from mslint.findings import Finding, shown
 from mslint.rules import Rule, implements
+from mslint.checkers.precision_helper_trainers import helper_trainers
 from mslint.checkers.precision_to_float import HALF as _HALF, float32_in_effect, runs_before
 
 TO_FLOAT_WITH_AMP = Rule(
@@ -56,18 +58,24 @@ _KEPT_AT_O2 = frozenset({"BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LayerNorm
 
 
 def _trainers(ctx: ModuleContext):
-    """(trainer instance, its literal level or None when unknown) for converting trainers in this module."""
+    """(trainer instance, its literal level or None when unknown) for converting trainers in this module,
+    and calls of project helpers that build one with the level they are given (`create_trainer(net, ...,
+    amp_level="O2")` returning `Model(network, ..., **kwargs)`)."""
     for trainer in inst.tracker(ctx).instances:
-        if not trainer.is_trainer or trainer.level is None or trainer.node.root() is not ctx.module:
-            continue
-        level = inst.const_str(trainer.level)
-        if level is not None and level.upper() == "O0":
-            continue
-        yield trainer, level
+        if trainer.is_trainer and trainer.level is not None and trainer.node.root() is ctx.module:
+            level = inst.const_str(trainer.level)
+            if level is None or level.upper() != "O0":
+                yield trainer, level
+    for helper in helper_trainers(ctx):
+        level = inst.const_str(helper.level)
+        if level is not None and level.upper() != "O0":
+            yield helper, level
 
 
 def _trainer_text(trainer: inst.Instance) -> str:
     argument = "amp_level" if trainer.ms_name == "Model" else "level"
+    if isinstance(trainer.level.parent, nodes.Keyword):
+        argument = trainer.level.parent.arg  # a helper's own keyword: build(net, ..., level="O3")
     return f"{trainer.node.func.as_string()}(..., {argument}={trainer.level.as_string()}) (line {trainer.node.lineno})"
 
 
@@ -258,6 +266,9 @@ def _within(node, root) -> bool:
 
 
 # -- MS603 ----------------------------------------------------------------------------------------
+_LOSS_CLASS_NAME = re.compile(r"(Loss|Criterion)$")
+
+
 def _is_loss_name(qualname: str) -> bool:
     last = qualname.rsplit(".", 1)[-1]
     return (last.endswith("Loss") or last == "LossBase" or last.startswith("SoftmaxCrossEntropy")) \
@@ -273,6 +284,8 @@ def _is_loss(ctx: ModuleContext, instance: inst.Instance) -> bool:
         for klass in ctx.classes.mro(cls):
             if any(isinstance(b, str) and _is_loss_name(b) for b in ctx.classes.base_entries(klass)):
                 return True
+            if _LOSS_CLASS_NAME.search(klass.name):
+                return True  # a project Cell named as a loss (FocalLoss(nn.Cell), DiceLoss, YoloLoss)
     return False
 
 

@@ -1,7 +1,7 @@
 """MS201-MS204: user classes created from tensors, jit_class from tensors, returned, mutated."""
 from __future__ import annotations
 
-from conftest import only
+from conftest import codes_by_line, only
 
 MS2 = ["MS201", "MS202", "MS203", "MS204"]
 
@@ -553,3 +553,128 @@ def f(p):
     assert local_bindings(names["G"], function) == []
     inner_a = next(function.body[1].nodes_of_class(astroid.nodes.Name))
     assert local_bindings(inner_a, function.body[1]) == []  # bound in the enclosing function
+
+
+# -- MS205 / MS206 / MS207 (issue 30) ---------------------------------------------------------------
+CONTAINERS = '''
+    from mindspore import nn
+
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.hist = []
+            self.cache = {}
+            self.items = [1, 2, 3]
+            self.layers = nn.CellList([nn.ReLU()])
+
+        def construct(self, x):
+            self.hist.append(x)
+            self.cache["k"] = x
+            self.cache["n"] = 2
+            self.items[1] = x
+            self.items.extend([4])
+            h = self.hist
+            h.append(x)
+            out = []
+            out.append(x)
+            copy = list(self.items)
+            copy.append(x)
+            self.layers.append(nn.ReLU())
+            return x + self.items[0]
+'''
+
+
+def test_ms205_changes_lost_under_lax(project):
+    findings = only(project.lint_source(CONTAINERS, select=["MS205"]), "MS205")
+    assert [f.line for f in findings] == [13, 14, 16, 19]
+    assert findings[0].message.startswith("'.append()' changes the list 'self.hist' in graph code; "
+                                          "the change is not kept.")
+    assert "LAX: the dict is unchanged after the call; STRICT: TypeError" in findings[1].message
+
+
+def test_ms205_strict_adds_the_changes_lax_keeps(project):
+    findings = only(project.lint_source(CONTAINERS, select=["MS205"], syntax_level="strict"), "MS205")
+    assert [f.line for f in findings] == [13, 14, 15, 16, 17, 19]
+    assert "STRICT refuses it" in findings[2].message
+
+
+def test_ms205_quiet_in_init_and_for_attributes_graph_code_assigns(project):
+    findings = project.lint_source('''
+        from mindspore import nn
+
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.hist = []
+                self.hist.append(1)
+                self.buf = []
+
+            def construct(self, x):
+                self.buf = []
+                self.buf.append(x)
+                return x
+        ''', select=["MS205"])
+    assert findings == []
+
+
+def test_ms205_in_a_base_class_of_another_module(project):
+    project.write("base.py", '''
+        from mindspore import nn
+
+
+        class Recorder(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.seen = {}
+
+            def record(self, key, value):
+                self.seen.update({key: value})
+        ''')
+    project.write("model.py", '''
+        from base import Recorder
+
+
+        class Net(Recorder):
+            def construct(self, x):
+                self.record("x", x)
+                return x
+        ''')
+    findings = only(project.lint("base.py", select=["MS205"]), "MS205")
+    assert [f.line for f in findings] == [10]
+    assert "called from Net.construct" in findings[0].message
+
+
+STRICT_RETURNS = '''
+    import mindspore as ms
+    from mindspore import nn, jit
+
+
+    class Net(nn.Cell):
+        def construct(self, x):
+            seen = set((1, 2))
+            n = len(set((1, 1)))
+            return x + n, seen, {"a": x}
+
+
+    @jit(fullgraph=True)
+    def heads(x):
+        out = {k: x for k in ("a", "b")}
+        return out
+
+
+    @jit
+    def lax_heads(x):
+        return {"a": x}, frozenset((1,))
+'''
+
+
+def test_ms206_ms207_only_under_strict(project):
+    lax = project.lint_source(STRICT_RETURNS, select=["MS206", "MS207"])
+    assert codes_by_line(lax) == {15: ["MS207"]}  # the fullgraph function is STRICT anyway
+    strict = project.lint_source(STRICT_RETURNS, select=["MS206", "MS207"], syntax_level="strict")
+    assert codes_by_line(strict) == {9: ["MS206", "MS207"], 15: ["MS207"]}
+    set_finding = only(strict, "MS206")[0]
+    assert set_finding.message.startswith("Net.construct returns a set ('seen'), which STRICT graph code cannot")
+    assert "Illegal type in the graph" in set_finding.message

@@ -652,3 +652,260 @@ def test_mindspore_parser_drops_only_branches_ruled_out_by_a_cell_attribute(tmp_
     lines = [line for line in done.stdout.splitlines() if line.split(" ", 1)[0] in ("Attribute", "Global", "Default")]
     assert lines == ["Attribute compiled", "Global failed Unsupported statement 'Delete'.",
                      "Default failed Unsupported statement 'Try'."], done.stdout + done.stderr
+
+
+# -- MS808-MS812: forms MindSpore's own graph-syntax tests reject (issue 30) ----------------------------
+HELPERS = '''
+    import mindspore as ms
+    from mindspore import ops
+
+
+    class ConfigError(Exception):
+        pass
+
+
+    def repeat(x, steps):
+        for _ in range(steps):
+            x = x + 1
+        return x
+
+
+    def check(x):
+        if x.ndim != 2:
+            raise ConfigError("expected a matrix")
+        return x
+'''
+MODEL = '''
+    import numpy as np
+    from mindspore import nn, ops, Tensor
+    from helpers import repeat, check
+
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.bias = Tensor(np.ones((2, 3), np.float32))
+            self.n = 3
+
+        def construct(self, x, n):
+            x = repeat(x, x.sum())
+            x = repeat(x, self.n)
+            x = repeat(x, x.shape[0])
+            x = check(x)
+            return x
+'''
+
+
+def test_ms808_ms810_in_a_helper_of_another_module(project):
+    project.write("helpers.py", HELPERS)
+    project.write("model.py", MODEL)
+    findings = project.lint("helpers.py", select=["MS808", "MS810"])
+    assert codes_by_line(findings) == {10: ["MS808"], 17: ["MS810"]}
+    range_finding = only(findings, "MS808")[0]
+    assert range_finding.message.startswith("range() is given the tensor 'steps'; it needs a Python int.")
+    assert "called from Net.construct" in range_finding.message
+    assert "Unsupported exception type: ConfigError" in only(findings, "MS810")[0].message
+
+
+def test_ms808_helper_reached_only_with_ints_is_quiet(project):
+    project.write("helpers.py", HELPERS)
+    project.write("model.py", MODEL.replace("x = repeat(x, x.sum())\n", ""))
+    assert only(project.lint("helpers.py", select=["MS808"]), "MS808") == []
+
+
+def test_ms808_forms(project):
+    findings = project.lint_source('''
+        import mindspore as ms
+        from mindspore import nn, ops, Tensor
+
+
+        class Net(nn.Cell):
+            def construct(self, x, n, m: Tensor):
+                for i in range(n):                 # an input: may be an int its parent passes
+                    x = x + 1
+                for i in range(int(n)):
+                    x = x + 1
+                for i in range(0, ops.argmax(x)):
+                    x = x + 1
+                for i in range(m):
+                    x = x + 1
+                for i in range(len(x)):
+                    x = x + 1
+                for i in range(x.shape[0] * 2):
+                    x = x + 1
+                return x
+        ''', select=["MS808"])
+    assert lines(findings, "MS808") == [11, 13]
+    assert "the 1th input should be a int scalar" in findings[0].message
+
+
+def test_ms809_two_for_clauses_in_every_comprehension_kind(project):
+    findings = project.lint_source('''
+        from mindspore import nn
+
+
+        class Net(nn.Cell):
+            def construct(self, x):
+                a = [i * j for i in (1, 2) for j in (3, 4)]
+                b = sum(i * j for i in (1, 2) for j in (3, 4))
+                c = {k + v: x for k in ("a", "b") for v in ("c",)}
+                d = [[i * j for j in (3, 4)] for i in (1, 2)]
+                e = [i for i in (1, 2, 3) if i > 1 if i < 3]
+                return x
+        ''', select=["MS809"])
+    assert lines(findings, "MS809") == [6, 7, 8]
+    assert "in DictComp/GeneratorExp, but got 2 comprehensions" in findings[2].message
+    assert findings[0].message.startswith("This comprehension has 2 `for` clauses; graph code allows one.")
+
+
+def test_ms809_outside_graph_code_is_quiet(project):
+    findings = project.lint_source('''
+        from mindspore import nn
+
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.pairs = [(i, j) for i in range(3) for j in range(3)]
+
+            def construct(self, x):
+                return x
+        ''', select=["MS809"])
+    assert findings == []
+
+
+def test_ms810_accepted_and_rejected_types(project):
+    findings = project.lint_source('''
+        from mindspore import nn
+
+
+        class BadInput(ValueError):
+            pass
+
+
+        class Net(nn.Cell):
+            def construct(self, x):
+                if x.shape[0] > 8:
+                    raise BadInput("x")
+                if x.shape[0] > 8:
+                    raise UserWarning("x")
+                if x.shape[0] > 8:
+                    raise ImportError
+                if x.shape[0] > 8:
+                    raise ValueError("x")
+                if x.shape[0] > 8:
+                    raise NotImplementedError
+                if x.shape[0] > 8:
+                    raise KeyError("x")
+                return x
+        ''', select=["MS810"])
+    assert lines(findings, "MS810") == [11, 13, 15]
+    assert findings[0].message.startswith("Graph code cannot raise BadInput;")
+
+
+def test_ms810_exception_outside_graph_code_is_quiet(project):
+    findings = project.lint_source('''
+        from mindspore import nn
+
+
+        class BadInput(Exception):
+            pass
+
+
+        class Net(nn.Cell):
+            def __init__(self, n):
+                super().__init__()
+                if n < 0:
+                    raise BadInput("n")
+
+            def construct(self, x):
+                return x
+        ''', select=["MS810"])
+    assert findings == []
+
+
+def test_ms811_multi_element_conditions(project):
+    findings = project.lint_source('''
+        import numpy as np
+        import mindspore as ms
+        from mindspore import nn, ops, Tensor, Parameter
+
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.bias = Tensor(np.ones((2, 3), np.float32))
+                self.w = Parameter(Tensor(np.zeros(4, np.float32)), name="w")
+                self.one = Tensor([1.0])
+
+            def construct(self, x):
+                mask = ops.ones((2, 3), ms.float32) > 0
+                if mask:
+                    x = x + 1
+                while Tensor([1, 2, 3]):
+                    break
+                assert not self.w
+                y = x if self.bias > 0 else x + 1
+                if self.bias.astype(ms.int32) and x:
+                    x = x + 1
+                if x > 0:                      # an input: shape unknown
+                    x = x + 1
+                if (self.bias > 0).all() or mask:
+                    x = x + 1
+                if self.one > 0:               # one element
+                    x = x + 1
+                if self.bias.sum() > 0:
+                    x = x + 1
+                return x
+        ''', select=["MS811"])
+    assert lines(findings, "MS811") == [15, 17, 19, 20, 21]
+    assert findings[0].message.startswith("'mask' is a tensor with more than one element, used as a condition.")
+    assert "The truth value of an array with more than one element is ambiguous." in findings[1].message
+
+
+def test_ms812_divmod(project):
+    source = '''
+        from mindspore import nn
+
+
+        class Net(nn.Cell):
+            def construct(self, x, n):
+                q, r = divmod(x.sum(), 2)
+                q, r = divmod(7, 2)
+                q, r = divmod(x.shape[0], 2)
+                q, r = divmod(n, 2)
+                return x
+        '''
+    lax = project.lint_source(source, select=["MS812"])
+    assert lines(lax, "MS812") == [6]
+    assert "LAX: TypeError: unsupported operand type(s) for divmod()" in lax[0].message
+    strict = project.lint_source(source, select=["MS812"], syntax_level="strict")
+    assert lines(strict, "MS812") == [6, 8]  # n: an input the parent may pass as an int
+    assert "divmod() is given a value computed from a shape, which STRICT refuses." in strict[1].message
+
+
+def test_ms809_ms810_follow_the_parser(project):
+    # 2.10, both levels: a nested def that is never called is still parsed (both fail); the side of an
+    # `if` on a cell attribute that __init__ sets to False is dropped by the parser (it runs)
+    findings = project.lint_source('''
+        from mindspore import nn
+
+
+        class BadInput(Exception):
+            pass
+
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.strict = False
+
+            def construct(self, x):
+                def check(y):
+                    pairs = [a * b for a in (1, 2) for b in (3, 4)]
+                    raise BadInput("bad")
+                if self.strict:
+                    raise BadInput("bad")
+                return x
+        ''', select=["MS809", "MS810"])
+    assert codes_by_line(findings) == {15: ["MS809"], 16: ["MS810"]}

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from conftest import only
+from conftest import codes_by_line, only
 from mslint import data
 from mslint.rules import registry
 
@@ -1034,3 +1034,96 @@ def test_dropout_findings_and_fixes_hold_for_the_target_version_and_version_test
     assert {line: f.code for line, f in on_2_10.items()} == {9: "MS711", 10: "MS703", 16: "MS703", 18: "MS711",
                                                              12: "MS711"}
     assert on_2_10[16].fix is None and on_2_10[10].fix is not None
+
+
+# -- MS713 (issue 30) ---------------------------------------------------------------------------------
+ARGUMENT_ATTRIBUTES = '''
+    from mindspore import nn, Parameter
+
+
+    class Net(nn.Cell):
+        def __init__(self, a, scale, w: Parameter, count=0):
+            super().__init__()
+            self.a = a
+            self.scale = scale
+            self.w = w
+            self.count = count
+
+        def construct(self, x):
+            self.a = x
+            self.w = x
+            self.count += 1
+            return x * self.scale
+'''
+
+
+def test_ms713_strict_only(project):
+    assert only(project.lint_source(ARGUMENT_ATTRIBUTES, select=["MS713"]), "MS713") == []
+    findings = only(project.lint_source(ARGUMENT_ATTRIBUTES, select=["MS713"], syntax_level="strict"), "MS713")
+    assert [f.line for f in findings] == [13, 15]
+    assert findings[0].message.startswith("'self.a' is assigned in STRICT graph code but __init__ copied it "
+                                          "from an argument; that fails unless it is a Parameter.")
+
+
+def test_ms713_and_ms710_do_not_overlap(project):
+    findings = project.lint_source(ARGUMENT_ATTRIBUTES.replace("self.a = a", "self.a = None"),
+                                   select=["MS710", "MS713"], syntax_level="strict")
+    assert codes_by_line(findings) == {13: ["MS710"], 15: ["MS713"]}
+
+
+# -- MS701: positional pad_mode and padding forwarded by a helper (issue 30) ---------------------------
+CONV_HELPERS = '''
+    from mindspore import nn
+
+
+    def conv_bn(cin, cout, kernel, stride, padding):
+        return nn.SequentialCell([nn.Conv2d(cin, cout, kernel, stride, padding=padding), nn.BatchNorm2d(cout)])
+
+
+    def conv_free(cin, cout, padding):
+        return nn.Conv2d(cin, cout, 3, padding=padding)
+
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.a = nn.Conv2d(3, 8, 3, 1, 1)
+            self.b = conv_bn(3, 8, 3, 1, 1)
+            self.c = conv_bn(8, 8, 3, 1, padding=1)
+            self.d = conv_free(8, 8, 0)
+            self.e = conv_free(8, 8, 1)
+            self.f = nn.Conv2d(3, 8, 3, 1, "pad", 1)
+            self.g = nn.Conv2d(3, 8, 3, 1, "same")
+
+        def construct(self, x):
+            return self.a(x)
+'''
+
+
+def test_ms701_positional_pad_mode_and_traced_padding(project):
+    findings = only(project.lint_source(CONV_HELPERS, select=["MS701"]), "MS701")
+    assert [f.line for f in findings] == [5, 15]
+    assert "every call of conv_bn() in this module passes padding=1" in findings[0].message
+    assert findings[1].message.startswith("'nn.Conv2d' gets 1 as its fifth positional argument, which is pad_mode")
+    assert "the type of 'pad_mode' should be 'str', but got type 'int'." in findings[1].message
+
+
+def test_ms701_traced_padding_needs_every_caller(project):
+    source = CONV_HELPERS.replace("self.c = conv_bn(8, 8, 3, 1, padding=1)", "self.c = conv_bn(8, 8, 1, 1, 0)")
+    assert [f.line for f in only(project.lint_source(source, select=["MS701"]), "MS701")] == [15]
+
+
+@pytest.mark.mindspore
+@pytest.mark.skipif(importlib.util.find_spec("mindspore") is None, reason="needs the mindspore extra")
+def test_positional_pad_mode_error_is_mindspores(tmp_path, project):
+    """The layer MS701 reports for a fifth positional number fails with the TypeError its message quotes."""
+    message = only(project.lint_source(CONV_HELPERS, select=["MS701"]), "MS701")[1].message
+    program = ("from mindspore import nn\n"
+               "try:\n    nn.Conv2d(3, 8, 3, 1, 1)\n    print('built')\n"
+               "except TypeError as error:\n    print(str(error).splitlines()[0])\n")
+    result = subprocess.run([sys.executable, "-c", program], cwd=tmp_path, capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    error = result.stdout.strip().splitlines()[-1]
+    assert error == "For 'Conv2D', the type of 'pad_mode' should be 'str', but got type 'int'."
+    assert f"(TypeError: {error})" in message

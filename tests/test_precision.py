@@ -310,6 +310,31 @@ loss = MyLoss().to_float(ms.bfloat16)
     assert "bfloat16" in findings[0].message
 
 
+def test_project_loss_cell_named_as_a_loss(project):
+    # (2.10: a FocalLoss(nn.Cell) with exp() of the logits, cast to float16 inside WithLossCell, gives inf;
+    # the same loss left in float32 after a float16 network also gives inf when the overflow is in exp()
+    # of float16 logits, which mslint cannot see, so only the casts are reported)
+    src = """
+class FocalLoss(nn.Cell):
+    def construct(self, logits, labels):
+        return ops.mean(ops.exp(logits) * (logits - labels) ** 2)
+
+
+class Head(nn.Cell):
+    def construct(self, x):
+        return x
+
+
+net_with_loss = nn.WithLossCell(Network(), FocalLoss())
+net_with_loss.to_float(ms.float16)
+head = Head().to_float(ms.float16)
+alone = FocalLoss().to_float(ms.float16)
+"""
+    findings = _lint(project, src, "MS603")
+    assert [f.line for f in findings] == [_line(src, "net_with_loss.to_float"), _line(src, "alone = ")]
+    assert "also casts the loss inside it ('FocalLoss(...)')" in findings[0].message
+
+
 def _run_on_mindspore(tmp_path, program: str) -> dict:
     """Run a program with MindSpore in a child process; the JSON object its last line prints."""
     (tmp_path / "program.py").write_text(program)
@@ -787,3 +812,80 @@ through_a_factory = ms.amp.auto_mixed_precision(build(True), "O3")
     findings = only(project.lint_source(source, select=["MS601"]), "MS601")
     assert [f.line for f in findings] == [12]
     assert "'ms.amp.auto_mixed_precision(build(True), 'O3')'" in findings[0].message
+
+
+# -- MS601 / MS602: networks built through functools.partial, trainers built by helpers (issue 30) ------
+PARTIAL_NET = """
+import mindspore as ms
+from mindspore import nn
+
+
+class GhostNet(nn.Cell):
+    def __init__(self, width=1.0):
+        super().__init__()
+        self.body = nn.Dense(4, 4)
+        self.head = nn.Dense(4, 2)
+        self.head.to_float(ms.float32)
+
+    def construct(self, x):
+        return self.head(self.body(x))
+
+
+def ghostnet(width=1.0):
+    return GhostNet(width)
+"""
+TRAINER_HELPERS = """
+from mindspore import Model
+
+
+def create_trainer(network, loss, optimizer, **kwargs):
+    return Model(network, loss, optimizer, **kwargs)
+
+
+def build(network, loss, optimizer, level="O0"):
+    return Model(network, loss, optimizer, amp_level=level)
+"""
+
+
+def test_ms601_network_built_through_functools_partial(project):
+    project.write("net.py", PARTIAL_NET)
+    project.write("train.py", """
+import functools
+from functools import partial
+from mindspore import nn, Model
+from net import ghostnet
+
+make = functools.partial(ghostnet, width=1.3)
+net = make()
+model = Model(net, nn.MSELoss(), nn.Adam(net.trainable_params()), amp_level="O2")
+net2 = partial(ghostnet, width=1.3)()
+model2 = Model(net2, nn.MSELoss(), nn.Adam(net2.trainable_params()), amp_level="O1")
+""")
+    findings = only(project.lint("train.py", select=["MS601"]), "MS601")
+    assert [f.line for f in findings] == [8]
+    assert "('self.head.to_float(ms.float32)' in net.py, line 10)" in findings[0].message
+
+
+def test_ms601_ms602_trainer_built_by_a_helper_in_another_module(project):
+    project.write("net.py", PARTIAL_NET)
+    project.write("trainer.py", TRAINER_HELPERS)
+    project.write("train.py", """
+from mindspore import nn, amp
+from net import ghostnet
+from trainer import create_trainer, build
+
+net = ghostnet()
+model = create_trainer(net, nn.MSELoss(), nn.Adam(net.trainable_params()), amp_level="O2")
+net2 = ghostnet()
+model2 = build(net2, nn.MSELoss(), nn.Adam(net2.trainable_params()), level="O3")
+net3 = ghostnet()
+model3 = build(net3, nn.MSELoss(), nn.Adam(net3.trainable_params()))
+net4 = amp.auto_mixed_precision(nn.Dense(4, 2), "O1")
+model4 = create_trainer(net4, nn.MSELoss(), nn.Adam(net4.trainable_params()), amp_level="O2")
+""")
+    findings = project.lint("train.py", select=["MS601", "MS602"])
+    assert [(f.code, f.line) for f in findings] == [("MS601", 6), ("MS601", 8), ("MS602", 12)]
+    assert "create_trainer(..., amp_level='O2') (line 6) converts it again" in findings[0].message
+    assert "build(..., level='O3') (line 8)" in findings[1].message
+    assert findings[0].fix is not None and findings[0].fix.edits[0].content == '"O0"'
+    assert project.lint("trainer.py", select=["MS601", "MS602"]) == []

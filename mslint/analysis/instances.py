@@ -273,7 +273,7 @@ class InstanceTracker:
             if target is not None and not target[1]:
                 self._event("forward", call, target)
                 return
-        definition = self.resolver.resolve_callable(func)
+        definition = self.resolver.resolve_callable(func) or self._partial_target(func)
         if isinstance(definition, nodes.ClassDef) or msn.is_mindspore(qualname):
             self._create(call)
         elif isinstance(definition, nodes.FunctionDef):
@@ -324,7 +324,7 @@ class InstanceTracker:
                     name, index, _ = TRAINERS[last]
                     created.level = keyword_value(call, name, index)
         else:
-            definition = self.resolver.resolve_callable(call.func)
+            definition = self.resolver.resolve_callable(call.func) or self._partial_target(call.func)
             if isinstance(definition, nodes.ClassDef) and self.classes.is_cell(definition):
                 created = self._new(_display(call), call, cls=definition)
                 self._wrap(created, call, _parameter_names(self.classes.lookup_method(definition, "__init__")))
@@ -333,6 +333,18 @@ class InstanceTracker:
                 created = self._from_factory(call, definition)
         self._created[call] = created
         return created
+
+    def _partial_target(self, func):
+        """The project class or function behind `functools.partial(f, ...)`, called directly or through a
+        name bound once to it (`make = partial(ghostnet, width=1.3)`; `net = make()`)."""
+        if isinstance(func, nodes.Name):
+            values = assigned_values(func) or []
+            func = values[0] if len(values) == 1 else None
+        if not isinstance(func, nodes.Call) or not func.args or \
+                self.resolver.qualname(func.func) != "functools.partial":
+            return None
+        target = self.resolver.resolve_callable(func.args[0])
+        return target if isinstance(target, (nodes.ClassDef, nodes.FunctionDef)) else None
 
     def _wrap(self, wrapper: Instance, call: nodes.Call, names) -> None:
         names = [n for n in names if n != "self"]
@@ -555,6 +567,8 @@ def has_training_calls(calls) -> bool:
         name = func.attrname if isinstance(func, nodes.Attribute) else getattr(func, "name", None)
         if name in _TRAINING_CALLS:
             return True
+        if any(keyword.arg == "amp_level" for keyword in call.keywords or ()):
+            return True  # a project helper that builds the trainer: create_trainer(net, ..., amp_level="O2")
     return False
 
 
