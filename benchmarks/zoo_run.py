@@ -30,6 +30,12 @@ import threading
 import time
 from typing import Dict, List, Optional, Tuple
 
+try:  # (the same sampler as run_benchmark.py's; it needs psutil)
+    import psutil  # noqa: F401
+    from run_benchmark import _sample_tree
+except ImportError:
+    _sample_tree = None
+
 
 def count(tree: str) -> Tuple[int, int]:
     files = lines = 0
@@ -46,36 +52,21 @@ def count(tree: str) -> Tuple[int, int]:
     return files, lines
 
 
-def _sample(pid: int, peak: List[int], done: threading.Event) -> None:
-    try:
-        import psutil
-    except ImportError:
-        return
-    try:
-        root = psutil.Process(pid)
-    except psutil.Error:
-        return
-    while not done.is_set():
-        try:
-            total = root.memory_info().rss + sum(c.memory_info().rss for c in root.children(recursive=True))
-            peak[0] = max(peak[0], total)
-        except psutil.Error:
-            pass
-        done.wait(0.05)
-
-
 def measure(command: List[str], cwd: str, env: Dict[str, str]) -> Tuple[float, int, str]:
     """(seconds, peak bytes, stdout) of one run."""
     started = time.monotonic()
     process = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     peak = [0]
     done = threading.Event()
-    sampler = threading.Thread(target=_sample, args=(process.pid, peak, done), daemon=True)
-    sampler.start()
+    sampler = None
+    if _sample_tree is not None:
+        sampler = threading.Thread(target=_sample_tree, args=(process.pid, peak, done), daemon=True)
+        sampler.start()
     out, err = process.communicate()
     seconds = time.monotonic() - started
     done.set()
-    sampler.join()
+    if sampler is not None:
+        sampler.join()
     if process.returncode not in (0, 1):
         raise SystemExit(f"mslint failed ({process.returncode}): {err.decode(errors='replace')[-2000:]}")
     single = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024

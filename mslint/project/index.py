@@ -164,25 +164,23 @@ class Project:
         """Whether some file of the project writes `X.name = ...` (also augmented) or
         `setattr(..., "name", ...)`: a module constant `name` may then change.  A running
         analysis records the question and its answer (the result cache asks it again)."""
-        if name not in self._attribute_writes:
-            pattern = re.compile(rb"[\w)\]][ \t]*\.[ \t]*" + re.escape(name.encode())
-                                 + rb"[ \t]*(?:=(?!=)|[-+*/%&|^@]=|//=|\*\*=)"
-                                 rb"|setattr\s*\([^)]*[\"']" + re.escape(name.encode()) + rb"[\"']")
-            self._attribute_writes[name] = any(pattern.search(self.text(file) or b"") for file in self.files())
-        found = self._attribute_writes[name]
-        if module_files.HOOKS.log is not None:
-            module_files.HOOKS.log.searches[(self.root, name)] = found
-        return found
+        return self._searched(name, rb"[\w)\]][ \t]*\.[ \t]*" + re.escape(name.encode())
+                              + rb"[ \t]*(?:=(?!=)|[-+*/%&|^@]=|//=|\*\*=)"
+                              rb"|setattr\s*\([^)]*[\"']" + re.escape(name.encode()) + rb"[\"']")
 
     def sets_flag(self, name: str) -> bool:
         """Whether some file of the project changes attribute `name` from outside its class
         between compilations: `add_flags(name=...)`, `add_flags_recursive(name=...)` or
         `setattr(..., "name", ...)` (incremental inference's `is_first_iteration`)."""
-        key = "flag:" + name
+        return self._searched("flag:" + name, rb"add_flags(?:_recursive)?\s*\([^)]*\b" + re.escape(name.encode())
+                              + rb"\s*=|setattr\s*\([^)]*[\"']" + re.escape(name.encode()) + rb"[\"']")
+
+    def _searched(self, key: str, pattern: bytes) -> bool:
+        """Whether some project file matches `pattern` (memoised under `key`); a running
+        analysis records the question and its answer (the result cache asks it again)."""
         if key not in self._attribute_writes:
-            pattern = re.compile(rb"add_flags(?:_recursive)?\s*\([^)]*\b" + re.escape(name.encode()) + rb"\s*="
-                                 rb"|setattr\s*\([^)]*[\"']" + re.escape(name.encode()) + rb"[\"']")
-            self._attribute_writes[key] = any(pattern.search(self.text(file) or b"") for file in self.files())
+            compiled = re.compile(pattern)
+            self._attribute_writes[key] = any(compiled.search(self.text(file) or b"") for file in self.files())
         found = self._attribute_writes[key]
         if module_files.HOOKS.log is not None:
             module_files.HOOKS.log.searches[(self.root, key)] = found
