@@ -56,7 +56,7 @@ def test_json_output_has_the_documented_keys_and_one_based_columns(tree, capsys)
     assert status == 1
     [finding] = json.loads(out)
     assert list(finding) == ["code", "symbol", "message", "severity", "path", "line", "column", "end_line",
-                             "end_column", "help", "fix", "reach", "fingerprint", "url"]
+                             "end_column", "help", "fix", "reach", "related", "fingerprint", "url"]
     assert (finding["code"], finding["symbol"], finding["severity"]) == ("MS102", "third-party-call-on-tensor", "error")
     assert (finding["path"], finding["line"], finding["column"]) == ("net.py", 7, 16)
     assert (finding["end_line"], finding["end_column"]) == (7, 25)
