@@ -311,8 +311,8 @@ def _render(node) -> str:
     if isinstance(node, nodes.Subscript):
         text = f"{_render(node.value)}[{_render_key(node.slice)}]"
     elif isinstance(node, nodes.Call):
-        arguments = [_render_key(a) for a in node.args] + [f"{k.arg}={_render_key(k.value)}"
-                                                           for k in node.keywords or () if k.arg]
+        arguments = [_render_argument(a) for a in node.args] + [f"{k.arg}={_render_argument(k.value)}"
+                                                                for k in node.keywords or () if k.arg]
         text = f"{_render(node.func)}({', '.join(arguments)})"
     elif isinstance(node, (nodes.Name, nodes.Attribute)):
         text = node.as_string()
@@ -324,6 +324,9 @@ def _render(node) -> str:
 
 
 def _render_key(node) -> str:
-    if isinstance(node, nodes.Name):
-        return node.name
     return repr(node.value) if isinstance(node, nodes.Const) else "..."
+
+
+def _render_argument(node) -> str:
+    """A call's argument: a constant, or a plain name (`value_and_grad(forward_fn, ...)`)."""
+    return node.name if isinstance(node, nodes.Name) else _render_key(node)
