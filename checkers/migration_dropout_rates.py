@@ -27,6 +27,9 @@ _ATOM = len(OP_PRECEDENCE)  # a number, a name: binds tighter than any operator
 
 def rate_kind(value) -> Optional[str]:
     """KEEP or DROP by the expression's spelling; None when it reads as neither."""
+    if isinstance(value, nodes.Call) and isinstance(value.func, nodes.Name) and value.func.name in ("float", "int") \
+            and len(value.args) == 1 and not value.keywords:
+        return rate_kind(value.args[0])  # float(1 - dropout) is spelled as what it converts
     found = number(value)
     if found is not None:
         return DROP if found < 0.5 else KEEP

@@ -1127,3 +1127,17 @@ def test_positional_pad_mode_error_is_mindspores(tmp_path, project):
     error = result.stdout.strip().splitlines()[-1]
     assert error == "For 'Conv2D', the type of 'pad_mode' should be 'str', but got type 'int'."
     assert f"(TypeError: {error})" in message
+
+
+def test_a_keep_rate_wrapped_in_float_is_still_a_keep_rate(project):
+    found = project.lint_source("""
+        from mindspore import nn
+
+
+        class Cell(nn.Cell):
+            def __init__(self, dropout):
+                super().__init__()
+                self.a = nn.Dropout(float(1 - dropout))
+                self.b = nn.Dropout(float(dropout))
+    """, select=["MS703", "MS711"])
+    assert {f.line: f.code for f in found} == {7: "MS711", 8: "MS703"}
