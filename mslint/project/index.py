@@ -16,7 +16,7 @@ import hashlib
 import os
 import re
 import stat
-from typing import Dict, FrozenSet, Iterable, List, Optional, Set
+from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from mslint.project import module_files, program_facts
 from mslint.project import programs as programs_module
@@ -173,14 +173,18 @@ class Project:
         between compilations: `add_flags(name=...)`, `add_flags_recursive(name=...)` or
         `setattr(..., "name", ...)` (incremental inference's `is_first_iteration`)."""
         return self._searched("flag:" + name, rb"add_flags(?:_recursive)?\s*\([^)]*\b" + re.escape(name.encode())
-                              + rb"\s*=|setattr\s*\([^)]*[\"']" + re.escape(name.encode()) + rb"[\"']")
+                              + rb"\s*=|setattr\s*\([^)]*[\"']" + re.escape(name.encode()) + rb"[\"']",
+                              needles=(b"add_flags", b"setattr"))
 
-    def _searched(self, key: str, pattern: bytes) -> bool:
+    def _searched(self, key: str, pattern: bytes, needles: Tuple[bytes, ...] = ()) -> bool:
         """Whether some project file matches `pattern` (memoised under `key`); a running
-        analysis records the question and its answer (the result cache asks it again)."""
+        analysis records the question and its answer (the result cache asks it again).
+        `needles`: a file holds a match only if it holds one of them (a cheap filter first)."""
         if key not in self._attribute_writes:
             compiled = re.compile(pattern)
-            self._attribute_writes[key] = any(compiled.search(self.text(file) or b"") for file in self.files())
+            texts = (self.text(file) or b"" for file in self.files())
+            self._attribute_writes[key] = any(compiled.search(text) for text in texts
+                                              if not needles or any(needle in text for needle in needles))
         found = self._attribute_writes[key]
         if module_files.HOOKS.log is not None:
             module_files.HOOKS.log.searches[(self.root, key)] = found

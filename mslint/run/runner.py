@@ -381,6 +381,11 @@ def unsuppressed(findings: List[Finding], source: str, config: config_module.Con
     return kept
 
 
+# a comment that may name an mslint rule: an mslint pragma, or a noqa comment naming MS codes (what
+# Suppressions.unknown judges)
+_MAY_NAME_OUR_RULES = re.compile(r"mslint\s*:|noqa\s*:[^\n]*?\bMS", re.IGNORECASE)
+
+
 def unknown_suppressions(files: Sequence[str], sources: Dict[str, str],
                          config_for: Callable[[str], config_module.Config]) -> List[Tuple[str, int, str]]:
     """A warning for each suppression comment naming no rule (`disable=MS999`), as ruff warns of
@@ -388,8 +393,9 @@ def unknown_suppressions(files: Sequence[str], sources: Dict[str, str],
     warnings = []
     for path in files:
         source = sources.get(path)
-        if source is None or config_module.enabled_rules(config_for(path), path).get(USELESS_SUPPRESSION.code):
-            continue
+        if source is None or not _MAY_NAME_OUR_RULES.search(source) \
+                or config_module.enabled_rules(config_for(path), path).get(USELESS_SUPPRESSION.code):
+            continue  # (most files hold no comment that names an mslint rule: no tokenizing them)
         for pragma in Suppressions(source, registry()).unknown():
             spelled = f"# noqa: {pragma.name}" if pragma.tool == "noqa" else f"# mslint: {pragma.action}={pragma.name}"
             warnings.append((path, pragma.line, f"`{spelled}` names no mslint rule (see mslint --list-rules)"))
