@@ -317,13 +317,6 @@ class Project:
                                                          lambda path, facts: self.imports_of(path))
         return self._programs
 
-    def modes(self) -> FrozenSet[str]:
-        """Every mode some program of the project runs in (for --show-settings)."""
-        found: Set[str] = set()
-        for program in self.programs().programs:
-            found |= program.modes
-        return frozenset(found)
-
 
 _IDENTIFIER = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 
