@@ -126,7 +126,7 @@ def fix_files(files: Sequence[str], config, jobs: int, cache, unsafe: bool, writ
         if not fixed_now:
             break
         changed = {os.path.abspath(path): text for path, text in texts.items() if text != sources[path].text}
-        by_path = _by_path(lint_run(files, config, jobs=jobs, texts=changed).findings)
+        by_path = _by_path(lint_run(files, config, jobs=jobs, overrides=changed).findings)
 
     for path, problem in problems.items():
         by_path[path] = by_path.get(path, []) + [problem]

@@ -321,7 +321,7 @@ def _lint_files(args, paths: List[str], files: List[str], config_for, texts=None
     if _wants_fixes(args):
         return _run_fixes(args, files, config_for, caches, jobs, report_to)
     try:
-        run = lint_run(files, config_for, jobs=jobs, cache=caches, progress=progress, texts=texts)
+        run = lint_run(files, config_for, jobs=jobs, cache=caches, progress=progress, overrides=texts)
     finally:
         progress.finish()
     for path, line, warning in run.warnings:

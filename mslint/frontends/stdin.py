@@ -33,7 +33,7 @@ def read_stdin() -> str:
 
 def lint_text(path: str, text: str, config_for) -> RunReport:
     """The run of one file whose text is `text` (its importers still analysed from disk)."""
-    return lint_run([path], config_for, jobs=1, texts={os.path.abspath(path): text})
+    return lint_run([path], config_for, jobs=1, overrides={os.path.abspath(path): text})
 
 
 def fix_text(path: str, text: str, config_for, unsafe: bool) -> Tuple[str, Counter, List[Finding]]:

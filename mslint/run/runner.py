@@ -524,8 +524,7 @@ class RunReport:
 
 
 def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches = None,
-             progress: Optional[Progress] = None, overrides: Optional[Dict[str, str]] = None,
-             texts: Optional[Dict[str, str]] = None) -> RunReport:
+             progress: Optional[Progress] = None, overrides: Optional[Dict[str, str]] = None) -> RunReport:
     """Analyse the files, and the project modules outside them whose graph code may reach
     them (their importers); report each finding once, in a file of the run (mslint.run.routing).
 
@@ -539,11 +538,11 @@ def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches
     modes).  Such a run is serial; it takes from the result cache the entries that still hold
     for the overridden texts (the cache checks them against the texts, not the files: an
     entry that read only parts of a file that the text leaves as they were holds), and
-    stores nothing (its entries stand for files on disk).  `texts` is the same (--fix lints its
-    fixed texts as one run again before writing them; `mslint -` lints standard input)."""
+    stores nothing (its entries stand for files on disk).  `--fix` lints its fixed texts this way
+    before writing them, and `mslint -` lints standard input."""
     config_for = config if callable(config) else (lambda path, _config=config: _config)
     cache_for = cache if callable(cache) else (lambda _settings, _cache=cache: _cache)
-    overrides = {os.path.abspath(path): text for path, text in (overrides or texts or {}).items()}
+    overrides = {os.path.abspath(path): text for path, text in (overrides or {}).items()}
     if overrides:
         jobs = 1
     override_bytes = {path: text.encode("utf-8", "surrogatepass") for path, text in overrides.items()}
