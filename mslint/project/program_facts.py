@@ -173,19 +173,18 @@ def _context_modes(tree: ast.Module) -> Tuple[Set[str], Set[str]]:
     reader = _ModeReader(tree)
     outside: Set[str] = set()
     inside: Set[str] = set()
-    main_blocks = [s for s in tree.body if isinstance(s, ast.If) and _is_main_test(s.test)]
-    in_main = {id(node) for block in main_blocks for node in ast.walk(block)}
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Call):
-            continue
-        func = node.func
-        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
-        if name != "set_context":
-            continue
-        for keyword in node.keywords:
+    main_lines = [(s.lineno, s.end_lineno or s.lineno) for s in tree.body
+                  if isinstance(s, ast.If) and _is_main_test(s.test)]
+    for call in reader.set_context_calls:
+        in_main = any(first <= call.lineno <= last for first, last in main_lines)
+        for keyword in call.keywords:
             if keyword.arg == "mode":
-                (inside if id(node) in in_main else outside).update(reader.values(keyword.value))
+                (inside if in_main else outside).update(reader.values(keyword.value))
     return outside, inside
+
+
+def _called_name(func: ast.expr) -> Optional[str]:
+    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
 
 
 def _is_main_test(test: ast.expr) -> bool:
@@ -204,8 +203,11 @@ class _ModeReader:
     def __init__(self, tree: ast.Module):
         self.defaults: Dict[str, ast.expr] = {}
         self.assigned: Dict[str, List[ast.expr]] = {}
+        self.set_context_calls: List[ast.Call] = []  # (collected in the same walk: one pass per file)
         for node in ast.walk(tree):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+            if isinstance(node, ast.Call) and _called_name(node.func) == "set_context":
+                self.set_context_calls.append(node)
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
                     and node.func.attr == "add_argument":
                 dest = _argparse_dest(node)
                 default = next((k.value for k in node.keywords if k.arg == "default"), None)
