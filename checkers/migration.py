@@ -20,7 +20,7 @@ from mslint.analysis.context import ModuleContext
 from mslint.findings import Finding, shown
 from mslint.analysis.lattice import Kind
 from mslint.analysis import version_tests
-from mslint.checkers.migration_fixed_weights import constant_parameters
+from mslint.checkers.migration_fixed_weights import computed_by_ops, constant_parameters
 from mslint.analysis.literal_values import Literal, literal_of, number
 from mslint.project.resolve import Resolver, assigned_values
 from mslint.rules import Rule, implements
@@ -567,7 +567,10 @@ def _cells_built_in_graph(ctx: ModuleContext):
 
 
 def _variable_argument(ctx: ModuleContext, call: nodes.Call, gf) -> Optional[int]:
-    return next((i for i, a in enumerate(call_arguments(call)) if ctx.value(a, gf).is_var), None)
+    """The index MindSpore names for the first argument that is a variable in graph code: a graph
+    value, or a tensor MindSpore ops compute there (`weight_init=ops.eye(c, c, ms.float32)`)."""
+    return next((i for i, a in enumerate(call_arguments(call))
+                 if ctx.value(a, gf).is_var or computed_by_ops(ctx, a)), None)
 
 
 @implements(CELL_IN_GRAPH)

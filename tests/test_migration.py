@@ -609,6 +609,63 @@ def test_layers_with_constant_parameters_are_a_hint_not_a_bug(project):
     assert by_line[15].rule.severity == "info"
 
 
+def test_a_given_filter_is_fixed_and_one_computed_by_ops_fails(project):
+    # issue 26 class 9 (MindSpore 2.10: tests/test_mindspore_claims.py, setup-fixed-filter-* and
+    # setup-filter-from-ops-*): a tensor given as weight_init, through an attribute or built from NumPy
+    # in construct, is the filter (MS712; conv layers have no bias by default); one that ops compute
+    # in graph code is a variable, which the constructor rejects (MS705, compilation fails); an
+    # initializer that draws, also behind a helper, is random (MS705)
+    project.write("src/__init__.py", "")
+    project.write("src/init.py", """
+from mindspore.common.initializer import TruncatedNormal
+
+
+def weight_variable():
+    return TruncatedNormal(0.02)
+""")
+    source = """
+import numpy as np
+import mindspore as ms
+from mindspore import nn, ops
+from src.init import weight_variable
+
+KERNEL = ms.Tensor(np.full((2, 2, 3), 0.5, np.float32))
+
+
+class Filters(nn.Cell):
+    def __init__(self, c, kernel):
+        super().__init__()
+        self.c = c
+        self.kernel = kernel
+        self.window = KERNEL
+
+    def construct(self, x):
+        a = nn.Conv1d(self.c, self.c, 3, weight_init=self.kernel)(x)
+        eye = ms.Tensor(np.eye(self.c).reshape(self.c, self.c, 1), ms.float32)
+        b = nn.Conv1dTranspose(self.c, self.c, 1, weight_init=eye)(x)
+        computed = ops.eye(self.c, self.c, ms.float32).reshape(self.c, self.c, 1)
+        c = nn.Conv1dTranspose(self.c, self.c, 1, weight_init=computed)(x)
+        d = nn.Conv1d(self.c, self.c, 3, weight_init="normal")(x)
+        e = nn.Conv1d(self.c, self.c, 3, weight_init=weight_variable())(x)
+        f = nn.Conv1d(self.c, self.c, 3, weight_init=self.window, has_bias=True)(x)
+        g = nn.Dense(2, 2, weight_init=self.window)(x)
+        return a, b, c, d, e, f, g
+"""
+    project.write("src/filters.py", source)
+    found = project.lint("src/filters.py", select=["MS705", "MS712"])
+    lines = source.lstrip("\n").splitlines()
+    line = {name: next(i for i, text in enumerate(lines, 1) if text.strip().startswith(f"{name} = nn."))
+            for name in "abcdefg"}
+    assert {f.line: f.code for f in found} == {line["a"]: "MS712", line["b"]: "MS712", line["c"]: "MS705",
+                                               line["d"]: "MS705", line["e"]: "MS705", line["f"]: "MS705",
+                                               line["g"]: "MS705"}  # f, g: a bias with a random initializer
+    by_line = {f.line: f for f in found}
+    assert "with weight_init=self.kernel and no bias" in by_line[line["a"]].message
+    assert ("compilation fails (TypeError: When creating an instance of 'Conv1dTranspose', all arguments are "
+            "required to be constants, but input 3 is a variable)") in by_line[line["c"]].message
+    assert "randomly initialised" in by_line[line["d"]].message
+
+
 def test_cells_in_init_are_not_reported(project):
     assert project.lint_source("""
         from mindspore import nn, ops
