@@ -170,9 +170,9 @@ def test_dropout_keep_probability_is_found(project):
             def construct(self, x):
                 return self.a(x)
     """, select=["MS703"]), "MS703")
-    assert [f.line for f in findings] == [9, 11]  # (line 10's keep_prob=0.9 is a keep rate: MS711)
+    # (line 10's keep_prob=0.9 is a keep rate, line 11's rate is unknown: MS711 for both)
+    assert [f.line for f in findings] == [9]
     assert "keeps 10% and zeroes 90%" in findings[0].message
-    assert "probability of KEEPING" in findings[1].message
 
 
 def test_keep_rates_are_a_deprecation_and_drop_rates_the_bug(project):
@@ -202,8 +202,9 @@ def test_keep_rates_are_a_deprecation_and_drop_rates_the_bug(project):
     found = project.lint_source(source, select=["MS703", "MS711"])
     by_line = {f.line: f for f in found}
     assert {line: f.code for line, f in by_line.items()} == {
-        7: "MS703", 8: "MS711", 9: "MS711", 10: "MS711", 11: "MS703", 12: "MS711", 13: "MS711", 14: "MS711",
-        15: "MS711", 16: "MS711"}  # 13: keep_prob=<a name that says drop>, its value unknown: taken at its keyword
+        7: "MS703", 8: "MS711", 9: "MS711", 10: "MS711", 11: "MS711", 12: "MS711", 13: "MS711", 14: "MS711",
+        15: "MS711", 16: "MS711"}  # 11, 13: a name that says drop, its value unknown: only the deprecation
+    assert by_line[11].message.endswith("2.10 still accepts it): write p=1 - config.hidden_dropout")
     # fix texts built from the expression: 1 - (1 - d) is d, never "1 - 1 - d"
     assert by_line[9].message.endswith("the behaviour is right; write p=dropout")
     assert by_line[10].message.endswith("write p=dropout")
@@ -245,8 +246,10 @@ def test_conditional_and_chained_keep_rates_are_read_from_the_expression_tree(pr
     project.write("pkg/layers.py", KEEP_RATE_SHAPES)
     found = project.lint("pkg/layers.py", select=["MS703", "MS711"])
     by_line = {f.line: f for f in found}
+    # 12: an arm is the drop rate 0.0 (MS703); 13, 14: an arm is a keep rate (1 - rate, 1.0), the other
+    # unknown: only the deprecation (issue 26: dropout_ratio of 0.75 in training and 1.0 in eval)
     assert {line: f.code for line, f in by_line.items()} == {
-        7: "MS711", 8: "MS711", 9: "MS711", 10: "MS711", 11: "MS711", 12: "MS703", 13: "MS703", 14: "MS703"}
+        7: "MS711", 8: "MS711", 9: "MS711", 10: "MS711", 11: "MS711", 12: "MS703", 13: "MS711", 14: "MS711"}
     written = {line: [e.content for e in f.fix.edits] for line, f in by_line.items()}
     assert written == {
         7: ["p=(rate if rate > 0 else 0.0)"],
@@ -255,20 +258,18 @@ def test_conditional_and_chained_keep_rates_are_read_from_the_expression_tree(pr
         10: ["p=rate - 0.1 + cfg.extra"],
         11: ["p=rate + (cfg.extra - 0.1)"],
         12: ["p=(cfg.dropout if training else 0.0)"],  # both arms drop rates: PyTorch's meaning
-        13: ["p=(rate if training else 1 - rate)"],  # the arms disagree: what MindSpore does today
-        14: ["p=(1 - cfg.dropout if training else 0.0)"],  # disagreeing arms, spelled with "drop"
+        13: ["p=(rate if training else 1 - rate)"],  # what MindSpore does today
+        14: ["p=(1 - cfg.dropout if training else 0.0)"],  # what MindSpore does today
     }
-    assert all(by_line[line].fix.applicability == "safe" for line in range(7, 12))
-    assert all(by_line[line].fix.applicability == "unsafe" for line in (12, 13, 14))
+    assert all(by_line[line].fix.applicability == "safe" for line in (7, 8, 9, 10, 11, 13, 14))
+    assert by_line[12].fix.applicability == "unsafe"
     assert by_line[7].message.startswith("'nn.Dropout(1 - rate if rate > 0 else 1.0)' gives the keep probability")
     assert by_line[7].message.endswith("the behaviour is right; write p=(rate if rate > 0 else 0.0)")
     assert by_line[9].message.endswith("write p=cfg.drop_path + 0.05")
     assert by_line[12].message.endswith(
         "write p=(cfg.dropout if training else 0.0) if (cfg.dropout if training else 0.0) is the drop rate, "
         "p=(1 - cfg.dropout if training else 1.0) if it is the keep rate")
-    assert "binds keep_prob=(1 - rate if training else rate), not PyTorch's" in by_line[13].message
-    assert "passes (cfg.dropout if training else 1.0), which reads as a drop rate, as keep_prob" \
-        in by_line[14].message
+    assert by_line[13].message.endswith("2.10 still accepts it): write p=(rate if training else 1 - rate)")
 
 
 DROPOUT_LAYERS = """
@@ -1050,6 +1051,132 @@ def test_momentum_of_a_batchnorm_that_never_updates_its_statistics_is_not_report
     assert [f.line for f in found] == [12]
 
 
+ISSUE_26_DROPOUTS = """
+from mindspore import nn
+
+
+class Attention(nn.Cell):
+    def __init__(self, config):
+        super().__init__()
+        self.drop = nn.Dropout(config.transformer_attention_dropout_rate)
+
+
+class TemporalBlock(nn.Cell):
+    def __init__(self, channels, dropout):
+        super().__init__()
+        self.drop = nn.Dropout(dropout)
+
+
+class Head(nn.Cell):
+    def __init__(self, dim, dropout_ratio=0.75):
+        super().__init__()
+        self.drop = nn.Dropout(dropout_ratio)
+
+
+class Block(nn.Cell):
+    def __init__(self, dim, dropout=0.1):
+        super().__init__()
+        self.drop = nn.Dropout(dropout)
+
+
+class Mixed(nn.Cell):
+    def __init__(self, dim, dropout=0.1):
+        super().__init__()
+        self.drop = nn.Dropout(dropout)
+
+
+def mlp(dim, dropout):
+    return nn.SequentialCell([nn.Dense(dim, dim), nn.Dropout(dropout)])
+
+
+class Encoder(nn.Cell):
+    def __init__(self, dim):
+        super().__init__()
+        self.blocks = nn.SequentialCell([Block(dim), Block(dim, dropout=0.2), Mixed(dim), Mixed(dim, 0.9)])
+        self.mlp = mlp(dim, 0.1)
+        self.out = mlp(dim, dropout=0.2)
+        self.torch_style = nn.Dropout(0.1)
+"""
+
+
+def test_ms703_only_for_values_known_to_be_drop_rates(project):
+    # issue 26 class 4b: configurations set `dropout` to keep rates (1.0, 0.9, 0.75) as often as to drop
+    # rates; MS703 needs the value: a number below 0.5, from a literal, every call in the module or a
+    # default nothing overrides; else only the deprecation (MS711), which holds either way
+    project.write("src/__init__.py", "")
+    project.write("src/layers.py", ISSUE_26_DROPOUTS)
+    project.write("train.py", """
+from src.layers import Attention, Encoder, TemporalBlock
+
+
+def build(config):
+    return Attention(config), TemporalBlock(64, config.dropout), Encoder(64)
+""")
+    found = project.lint("src/layers.py", select=["MS703", "MS711"])
+    lines = ISSUE_26_DROPOUTS.lstrip("\n").splitlines()
+    dropouts = [i for i, text in enumerate(lines, 1) if "nn.Dropout(" in text]
+    assert {f.line: f.code for f in found} == {
+        dropouts[0]: "MS711",  # config.transformer_attention_dropout_rate: unknown
+        dropouts[1]: "MS711",  # TemporalBlock(64, config.dropout) in train.py: unknown
+        dropouts[2]: "MS711",  # the default 0.75: a keep rate
+        dropouts[3]: "MS703",  # Block(dim) and Block(dim, dropout=0.2): 0.1 and 0.2
+        dropouts[4]: "MS711",  # Mixed(dim) and Mixed(dim, 0.9): 0.1 and 0.9 disagree
+        dropouts[5]: "MS703",  # every mlp() call passes 0.1 or 0.2
+        dropouts[6]: "MS703",  # torch.nn.Dropout(0.1) converted as is
+    }
+    by_line = {f.line: f for f in found}
+    assert by_line[dropouts[0]].message.endswith(
+        "2.10 still accepts it): write p=1 - config.transformer_attention_dropout_rate")
+    assert by_line[dropouts[2]].message.endswith("the behaviour is right; write p=1 - dropout_ratio")
+    assert by_line[dropouts[0]].fix.applicability == "safe"  # p=1 - x does what the code does today
+
+
+def test_ms704_frozen_statistics_passed_down_by_every_caller(project):
+    # issue 26 class 5: use_batch_statistics=False through a helper's or a class's parameter (MindSpore
+    # 2.10: the moving statistics never change, tests/test_mindspore_claims.py setup-frozen-batchnorm-*)
+    source = """
+from mindspore import nn
+
+
+def _bn(channels, bn_training):
+    return nn.BatchNorm2d(channels, momentum=0.1, use_batch_statistics=bn_training)
+
+
+def _bn_mixed(channels, bn_training=False):
+    return nn.BatchNorm2d(channels, momentum=0.1, use_batch_statistics=bn_training)
+
+
+class Bottleneck(nn.Cell):
+    def __init__(self, c, use_batch_statistics=False):
+        super().__init__()
+        self.bn = nn.BatchNorm2d(c, momentum=0.1, use_batch_statistics=use_batch_statistics)
+        self.a = _bn(c, False)
+        self.b = _bn(c, bn_training=False)
+        self.c = _bn_mixed(c)
+        self.d = _bn_mixed(c, True)
+
+
+class Trained(nn.Cell):
+    def __init__(self, c, use_batch_statistics=False):
+        super().__init__()
+        self.bn = nn.BatchNorm2d(c, momentum=0.1, use_batch_statistics=use_batch_statistics)
+
+
+class ResNet(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.SequentialCell([Bottleneck(8), Bottleneck(8, False), Trained(8, None)])
+"""
+    project.write("src/__init__.py", "")
+    project.write("src/resnet.py", source)
+    lines = source.lstrip("\n").splitlines()
+    batchnorms = [i for i, text in enumerate(lines, 1) if "nn.BatchNorm2d(" in text]
+    found = only(project.lint("src/resnet.py", select=["MS704"]), "MS704")
+    # _bn: every call passes False; Bottleneck: its default and False; _bn_mixed: one call passes True;
+    # Trained(8, None): None is not False (the layer then follows the training flag)
+    assert [f.line for f in found] == [batchnorms[1], batchnorms[3]]
+
+
 DROPOUTS_AND_VERSION_TESTS = """
     import mindspore as ms
     from mindspore import nn
@@ -1197,4 +1324,4 @@ def test_a_keep_rate_wrapped_in_float_is_still_a_keep_rate(project):
                 self.a = nn.Dropout(float(1 - dropout))
                 self.b = nn.Dropout(float(dropout))
     """, select=["MS703", "MS711"])
-    assert {f.line: f.code for f in found} == {7: "MS711", 8: "MS703"}
+    assert {f.line: f.code for f in found} == {7: "MS711", 8: "MS711"}  # (8: dropout's value is unknown)
