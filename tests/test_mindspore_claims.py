@@ -35,6 +35,7 @@ from pathlib import Path
 import pytest
 
 from mslint import rule_pages
+from setup_networks import NETWORKS
 
 REPO = Path(__file__).resolve().parent.parent
 RUNNER = Path(__file__).resolve().parent / "mindspore_claims_runner.py"
@@ -321,47 +322,7 @@ X = ms.Tensor(np.ones((1, 3, 4, 4), np.float32))
 HALF = ms.Tensor(np.full((1, 2), 300.0, np.float16))
 LABELS = ms.Tensor(np.zeros((1,), np.int32))
 TARGETS = ms.Tensor(np.zeros((1, 2), np.float32))
-
-
-class Net(nn.Cell):
-    def __init__(self):
-        super().__init__()
-        self.conv = nn.Conv2d(3, 4, 3)
-        self.fc = nn.Dense(4, 2)
-
-    def construct(self, x):
-        return self.fc(self.conv(x).mean((2, 3)))
-
-
-class NetHoldingLoss(nn.Cell):
-    def __init__(self, net, criterion):
-        super().__init__()
-        self.net = net
-        self.criterion = criterion
-
-    def construct(self, x):
-        return self.net(x)
-
-
-class NetWithLoss(nn.Cell):
-    def __init__(self, net):
-        super().__init__()
-        self.net = net
-        self.loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
-
-    def construct(self, x, y):
-        return self.loss(self.net(x), y)
-
-
-class HModel(nn.Cell):
-    def __init__(self):
-        super().__init__()
-        self.fc = nn.Dense(4, 2)
-        self.loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
-
-    def construct(self, x):
-        return self.fc(x)
-
+''' + NETWORKS + '''
 
 def model(net, loss, level=None):
     levels = {} if level is None else {"amp_level": level}

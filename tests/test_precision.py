@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from conftest import only
+from setup_networks import NETWORKS
 
 NETWORK = """
 import mindspore as ms
@@ -588,14 +589,19 @@ def fp32_head(network):
 """ + _float32_loop("keep_dense_fp32", "Dense")
 
 
-def _classifier_project(project, train: str):
+def _write_project(project, net: str, utils: str, train: str):
+    """src/net.py, src/utils.py and train.py; the line of the nth line of train.py holding a fragment."""
     project.write("src/__init__.py", "")
-    project.write("src/net.py", CLASSIFIER)
-    project.write("src/utils.py", HELPERS)
+    project.write("src/net.py", net)
+    project.write("src/utils.py", utils)
     project.write("train.py", train)
     lines = train.lstrip("\n").splitlines()
-    return (only(project.lint("train.py", select=["MS601"]), "MS601"),
-            lambda fragment: next(i for i, text in enumerate(lines, 1) if fragment in text))
+    return lambda fragment, nth=0: [i for i, text in enumerate(lines, 1) if fragment in text][nth]
+
+
+def _classifier_project(project, train: str):
+    line = _write_project(project, CLASSIFIER, HELPERS, train)
+    return only(project.lint("train.py", select=["MS601"]), "MS601"), line
 
 
 def test_auto_mixed_precision_after_to_float_in_the_class_init(project):
@@ -899,50 +905,7 @@ model4 = create_trainer(net4, nn.MSELoss(), nn.Adam(net4.trainable_params()), am
 
 # -- issue 26: the training-setup forms a level or a loop really decides --------------------------
 # (what MindSpore 2.10 does with each: tests/test_mindspore_claims.py, "Issue 26's training-setup decisions")
-ISSUE_26_NETS = """
-import mindspore as ms
-from mindspore import nn
-
-
-class Net(nn.Cell):
-    def __init__(self):
-        super().__init__()
-        self.conv = nn.Conv2d(3, 4, 3)
-        self.fc = nn.Dense(4, 2)
-
-    def construct(self, x):
-        return self.fc(self.conv(x).mean((2, 3)))
-
-
-class NetHoldingLoss(nn.Cell):
-    def __init__(self, net, criterion):
-        super().__init__()
-        self.net = net
-        self.criterion = criterion
-
-    def construct(self, x):
-        return self.net(x)
-
-
-class NetWithLoss(nn.Cell):
-    def __init__(self, net):
-        super().__init__()
-        self.net = net
-        self.loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
-
-    def construct(self, x, y):
-        return self.loss(self.net(x), y)
-
-
-class HModel(nn.Cell):
-    def __init__(self):
-        super().__init__()
-        self.fc = nn.Dense(4, 2)
-        self.loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
-
-    def construct(self, x):
-        return self.fc(x)
-"""
+ISSUE_26_NETS = NETWORKS
 
 ISSUE_26_UTILS = """
 import mindspore as ms
@@ -957,12 +920,7 @@ def keep_head_and_loss_fp32(network):
 
 
 def _issue_26_project(project, train: str):
-    project.write("src/__init__.py", "")
-    project.write("src/net.py", ISSUE_26_NETS)
-    project.write("src/utils.py", ISSUE_26_UTILS)
-    project.write("train.py", train)
-    lines = train.lstrip("\n").splitlines()
-    return lambda fragment, nth=0: [i for i, text in enumerate(lines, 1) if fragment in text][nth]
+    return _write_project(project, ISSUE_26_NETS, ISSUE_26_UTILS, train)
 
 
 def test_ms601_a_loss_fn_and_a_to_float_after_the_trainer_keep_float32(project):
