@@ -1220,6 +1220,34 @@ def test_dropout_findings_and_fixes_hold_for_the_target_version_and_version_test
     assert on_2_10[16].fix is None and on_2_10[10].fix is not None
 
 
+VERSION_GATED_DROPOUTS = """
+import mindspore as ms
+from mindspore import nn
+from mindformers.tools.utils import is_version_ge
+
+
+def dropouts(config, dropout=0.1):
+    if is_version_ge(ms.__version__, "1.11"):
+        return nn.Dropout(p=config.dropout), nn.Dropout(p=dropout)
+    else:
+        return nn.Dropout(keep_prob=1 - config.dropout), nn.Dropout(config.hidden_dropout), nn.Dropout(dropout)
+"""
+
+
+def test_the_pre_1_11_branch_of_a_version_gate_is_neither_reported_nor_rewritten(tmp_path, project):
+    # issue 26 "Version gates": the else branch runs only before 1.11, where nn.Dropout has no p; on
+    # 2.x it never runs: MS711 stays quiet there and --fix leaves it alone (the drop rate 0.1 that
+    # 1.x would keep is MS703's, without a fix: keep_prob is that version's only spelling)
+    from mslint.config import Config
+    from mslint.fix.apply import fixed_text
+
+    found = project.lint_source(VERSION_GATED_DROPOUTS, select=["MS703", "MS711"])
+    assert [(f.code, f.line, f.fix) for f in found] == [("MS703", 10, None)]
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'example'\n")
+    assert fixed_text(str(tmp_path / "gate.py"), VERSION_GATED_DROPOUTS, Config(root=str(tmp_path)),
+                      unsafe=True) == VERSION_GATED_DROPOUTS
+
+
 # -- MS713 (issue 30) ---------------------------------------------------------------------------------
 ARGUMENT_ATTRIBUTES = '''
     from mindspore import nn, Parameter
