@@ -1166,6 +1166,10 @@ class ResNet(nn.Cell):
     def __init__(self):
         super().__init__()
         self.layers = nn.SequentialCell([Bottleneck(8), Bottleneck(8, False), Trained(8, None)])
+        self.stem = self._norm(8, False)
+
+    def _norm(self, c, training):
+        return nn.BatchNorm2d(c, momentum=0.1, use_batch_statistics=training)
 """
     project.write("src/__init__.py", "")
     project.write("src/resnet.py", source)
@@ -1173,8 +1177,9 @@ class ResNet(nn.Cell):
     batchnorms = [i for i, text in enumerate(lines, 1) if "nn.BatchNorm2d(" in text]
     found = only(project.lint("src/resnet.py", select=["MS704"]), "MS704")
     # _bn: every call passes False; Bottleneck: its default and False; _bn_mixed: one call passes True;
-    # Trained(8, None): None is not False (the layer then follows the training flag)
+    # Trained(8, None): None is not False (the layer then follows the training flag); self._norm(8, False)
     assert [f.line for f in found] == [batchnorms[1], batchnorms[3]]
+    assert len(batchnorms) == 5
 
 
 DROPOUTS_AND_VERSION_TESTS = """
