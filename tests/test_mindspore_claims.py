@@ -10,7 +10,9 @@ installed (`pip install -e ".[test,mindspore]"`). The other tests check, without
 that every page has a well-formed claim and shows the table generated from it.
 
 The same runner checks the claims behind issue 14's precision decisions that no rule page
-shows (section "Issue 14's precision decisions" below). Claims that need a project on disk or
+shows (section "Issue 14's precision decisions" below), and those behind issue 26's
+training-setup decisions for MS601, MS603, MS703, MS704 and MS705 (section "Issue 26's
+training-setup decisions"). Claims that need a project on disk or
 a lint run beside them sit next to their lint tests and run MindSpore the same way:
 test_dynamic_shape.py (masks and producers MindSpore does or does not fold),
 test_graph_syntax.py (branches the parser drops), test_parameter_defaults.py (defaults decided
