@@ -19,8 +19,8 @@ from mslint.project.classes import call_arguments, keyword_value
 from mslint.analysis.context import ModuleContext
 from mslint.findings import Finding, shown
 from mslint.analysis.lattice import Kind
-from mslint.analysis import version_tests
-from mslint.checkers.migration_fixed_weights import constant_parameters
+from mslint.analysis import caller_values, version_tests
+from mslint.checkers.migration_fixed_weights import computed_by_ops, constant_parameters
 from mslint.analysis.literal_values import Literal, literal_of, number
 from mslint.project.resolve import Resolver, assigned_values
 from mslint.rules import Rule, implements
@@ -396,17 +396,38 @@ def _dropout_keep_prob(ctx: ModuleContext):
 
 
 def _right_keep_rate(ctx: ModuleContext, value, by_keyword: bool) -> bool:
-    """The value is the keep rate MindSpore reads: a value that resolves to a number of 0.5 or
-    more (`keep_prob=dropout` where the config sets dropout = 0.9), keep_prob= by keyword unless
-    it is a number below 0.5, or a positional spelled as a keep rate (`1 - drop`, `keep_prob`, a
-    conditional whose arms all are).  A name that says "drop" passed as keep_prob= whose value
-    the analysis cannot read is taken at its keyword: the author wrote keep_prob."""
-    found = literal_of(value, ctx.resolver)
-    if found is not None and found.number is not None:
-        return found.number >= 0.5
-    kind = dropout_rates.rate_kind(value)
-    return kind == dropout_rates.KEEP or (by_keyword and (kind is None or isinstance(value, (nodes.Name,
-                                                                                            nodes.Attribute))))
+    """Whether the value is not known to be a drop rate (MS711 then, not MS703).  A drop rate is
+    known when the value comes to numbers below 0.5 only: a literal or constant, the values every
+    call of the enclosing function (or class) in the module passes, a parameter's default when
+    nothing there calls it, or a conditional with such an arm and no keep-rate arm.  A name that
+    says "drop" whose values the analysis cannot read proves nothing: configurations set
+    `dropout` to 0.9 or 1.0 as keep rates as often as to 0.1 (issue 26), so only the deprecation,
+    which holds either way, is reported."""
+    return _drop_rate(ctx, value) is not True
+
+
+def _drop_rate(ctx: ModuleContext, value) -> Optional[bool]:
+    """True: every value is below 0.5; False: a value is a keep rate (0.5 or more, `1 - x`, a
+    name with "keep"); None: unknown."""
+    if isinstance(value, nodes.Call) and isinstance(value.func, nodes.Name) and value.func.name in ("float", "int") \
+            and len(value.args) == 1 and not value.keywords:
+        return _drop_rate(ctx, value.args[0])  # float(dropout) is what it converts
+    numbers = _rate_numbers(ctx, value)
+    if numbers is not None:
+        return all(rate < 0.5 for rate in numbers)
+    if isinstance(value, nodes.IfExp):
+        arms = {_drop_rate(ctx, value.body), _drop_rate(ctx, value.orelse)}
+        if arms == {False}:
+            return False  # keep rates in both arms
+        return True if arms == {True, None} or arms == {True} else None
+    return False if dropout_rates.rate_kind(value) == dropout_rates.KEEP else None
+
+
+def _rate_numbers(ctx: ModuleContext, value) -> Optional[List[float]]:
+    passed = caller_values.parameter_literals(value, ctx.module_nodes(nodes.Call), ctx.resolver)
+    found = passed if passed is not None else [literal_of(value, ctx.resolver)]
+    numbers = [literal.number for literal in found if literal is not None]
+    return numbers if len(numbers) == len(found) and all(n is not None for n in numbers) else None
 
 
 @implements(DROPOUT_KEEP_PROB)
@@ -441,10 +462,12 @@ def check_dropout_keep_prob_deprecated(ctx: ModuleContext) -> Iterator[Finding]:
         if not _p_exists(ctx, call):
             continue  # p= does not exist there: keep_prob is the only spelling
         written = f"keep_prob={value.as_string()}" if by_keyword else value.as_string()
+        # a keep rate by its value or spelling: right today; else only the deprecation is known
+        right = "the behaviour is right; " if _drop_rate(ctx, value) is False or by_keyword else ""
         yield ctx.finding(
             DROPOUT_KEEP_PROB_DEPRECATED, call,
             f"'{_layer(call)}({written})' gives the keep probability through the deprecated keep_prob "
-            f"({_DEPRECATION}; 2.10 still accepts it): the behaviour is right; write p={dropout_rates.one_minus(value)}",
+            f"({_DEPRECATION}; 2.10 still accepts it): {right}write p={dropout_rates.one_minus(value)}",
             fix=_keyword_dropout_fix(call, value) if by_keyword else _keep_rate_fix(call, value),
         )
 
@@ -521,9 +544,14 @@ _BN_USE_BATCH_STATISTICS_POSITION = 8  # nn.BatchNorm2d(num_features, eps, momen
 
 
 def _frozen_statistics(ctx: ModuleContext, call: nodes.Call) -> bool:
-    """`use_batch_statistics=False` (written, or a name or parameter default that is False):
-    the layer normalises with its moving statistics and never updates them."""
-    flag = literal_of(_argument(call, "use_batch_statistics", _BN_USE_BATCH_STATISTICS_POSITION), ctx.resolver)
+    """`use_batch_statistics=False` (written, a name that is False, or a parameter every call in
+    the module passes False, or whose default is False when nothing calls it): the layer
+    normalises with its moving statistics and never updates them (checked on 2.10)."""
+    argument = _argument(call, "use_batch_statistics", _BN_USE_BATCH_STATISTICS_POSITION)
+    passed = caller_values.parameter_literals(argument, ctx.module_nodes(nodes.Call), ctx.resolver)
+    if passed is not None:
+        return all(flag.value is False for flag in passed)
+    flag = literal_of(argument, ctx.resolver)
     return flag is not None and flag.value is False
 
 
@@ -567,7 +595,10 @@ def _cells_built_in_graph(ctx: ModuleContext):
 
 
 def _variable_argument(ctx: ModuleContext, call: nodes.Call, gf) -> Optional[int]:
-    return next((i for i, a in enumerate(call_arguments(call)) if ctx.value(a, gf).is_var), None)
+    """The index MindSpore names for the first argument that is a variable in graph code: a graph
+    value, or a tensor MindSpore ops compute there (`weight_init=ops.eye(c, c, ms.float32)`)."""
+    return next((i for i, a in enumerate(call_arguments(call))
+                 if ctx.value(a, gf).is_var or computed_by_ops(ctx, a)), None)
 
 
 @implements(CELL_IN_GRAPH)

@@ -16,6 +16,7 @@ from typing import Iterator, List, Optional, Set
 from astroid import nodes
 
 from mslint.checkers import precision_cell_loops as cell_loops
+from mslint.checkers import precision_losses as losses_run
 from mslint import fixes
 from mslint.analysis import instances as inst
 from mslint.project import mindspore_names as msn
@@ -62,14 +63,30 @@ def _trainers(ctx: ModuleContext):
     and calls of project helpers that build one with the level they are given (`create_trainer(net, ...,
     amp_level="O2")` returning `Model(network, ..., **kwargs)`)."""
     for trainer in inst.tracker(ctx).instances:
-        if trainer.is_trainer and trainer.level is not None and trainer.node.root() is ctx.module:
+        if trainer.is_trainer and trainer.level is not None and trainer.node.root() is ctx.module \
+                and not _without_optimizer(trainer):
             level = inst.const_str(trainer.level)
             if level is None or level.upper() != "O0":
                 yield trainer, level
     for helper in helper_trainers(ctx):
+        if _without_optimizer(helper.trainer):
+            continue
         level = inst.const_str(helper.level)
         if level is not None and level.upper() != "O0":
             yield helper, level
+
+
+def _without_optimizer(trainer: inst.Instance) -> bool:
+    """`Model(train_cell, amp_level="O3")` with no optimizer converts nothing: MindSpore 2.10 raises
+    "Auto mixed precision will not work because 'optimizer' is None" at construction (a
+    ValueError), before any level applies (checked: tests/test_mindspore_claims.py)."""
+    call = trainer.node
+    if trainer.ms_name != "Model" or not isinstance(call, nodes.Call):
+        return False
+    if any(isinstance(a, nodes.Starred) for a in call.args) or any(k.arg is None for k in call.keywords or ()):
+        return False  # *args / **kwargs may pass one
+    optimizer = keyword_value(call, "optimizer", 2)
+    return optimizer is None or (isinstance(optimizer, nodes.Const) and optimizer.value is None)
 
 
 def _trainer_text(trainer: inst.Instance) -> str:
@@ -147,10 +164,12 @@ def _conversions(ctx: ModuleContext) -> Iterator[_Conversion]:
 
 
 def _ran_before(conversion: _Conversion):
-    """For auto_mixed_precision: whether a to_float ran before it converts (unknown order: by
-    position in one module, else before)."""
+    """Whether a to_float ran before the level converts. A trainer converts when it is built
+    (Model.__init__ calls build_train_network), so a to_float known to run after the trainer's
+    call survives (checked on 2.10); an unknown order counts as before. For
+    auto_mixed_precision, an unknown order is decided by position in one module."""
     if conversion.trainer is not None:
-        return None
+        return lambda event: not _after_in_one_function(conversion.call, event.node)
 
     def ordered(event: inst.Event) -> bool:
         known = runs_before(event.node, conversion.call)
@@ -158,6 +177,10 @@ def _ran_before(conversion: _Conversion):
             return known
         return event.node.root() is not conversion.call.root() or event.position < inst.position(conversion.call)
     return ordered
+
+
+def _after_in_one_function(first: nodes.NodeNG, second: nodes.NodeNG) -> bool:
+    return inst.frame_of(first) is inst.frame_of(second) and inst.position(first) < inst.position(second)
 
 
 @implements(TO_FLOAT_WITH_AMP)
@@ -289,26 +312,25 @@ def _is_loss(ctx: ModuleContext, instance: inst.Instance) -> bool:
     return False
 
 
-def _kept_in_float32(loss: inst.Instance, after: Optional[inst.Event] = None) -> bool:
+def _kept_in_float32(loss: inst.Instance, after: Optional[inst.Event] = None,
+                     network: Optional[inst.Instance] = None) -> bool:
     for event in inst.own_events(loss, "to_float"):
-        if event.value in _SINGLE and _later(event, after):
+        if event.value in _SINGLE and losses_run.later(event, after):
             return True
-    return _kept_by_cell_loop(loss, after)
+    return _kept_by_cell_loop(loss, after, network)
 
 
-def _later(event: inst.Event, after: Optional[inst.Event]) -> bool:
-    return after is None or event.scope is not after.scope or event.position > after.position
-
-
-def _kept_by_cell_loop(loss: inst.Instance, after: Optional[inst.Event]) -> bool:
+def _kept_by_cell_loop(loss: inst.Instance, after: Optional[inst.Event],
+                       network: Optional[inst.Instance] = None) -> bool:
     """`for _, cell in net.cells_and_names(): if isinstance(cell, nn.MSELoss): cell.to_float(ms.float32)`
-    on a network holding the loss, in place or in a helper the network is passed to (the loop
-    MS601 follows too): the loss is set back to float32 when the loop's isinstance guard names
-    its class, a loss base class, or there is no guard."""
+    on a network holding the loss (a wrapper of it, or `network`, the cell cast to float16 whose
+    class holds it), in place or in a helper the network is passed to (the loop MS601 follows
+    too): the loss is set back to float32 when the loop's isinstance guard names its class, a
+    loss base class, or there is no guard."""
     names = {q.rsplit(".", 1)[-1] for q in loss.ms_classes()} | {c.name for c in loss.classes()} | _LOSS_BASES
-    for outer in [loss] + [wrapper for _, wrapper in loss.outer()]:
+    for outer in [loss] + [wrapper for _, wrapper in loss.outer()] + ([network] if network is not None else []):
         for event in cell_loops.loop_casts(outer):
-            if event.value in _SINGLE and _later(event, after) and cell_loops.admits(event.node, names):
+            if event.value in _SINGLE and losses_run.later(event, after) and cell_loops.admits(event.node, names):
                 return True
     return False
 
@@ -322,6 +344,14 @@ def _kept_by_o2(event: inst.Event, cell: inst.Instance, level: Optional[str]) ->
         guards = cell_loops.guard_classes(event.node)
         return bool(guards) and any(classes <= _KEPT_AT_O2 for classes in guards)
     return cell.ms_name in _KEPT_AT_O2
+
+
+def _wraps_a_network(ctx: ModuleContext, instance: inst.Instance) -> bool:
+    """A project Cell holding a loss beside other cells (`NetWithLoss` keeping `self.net` and
+    `self.loss`): a wrapper, whose loss is the one to keep in float32."""
+    held = [cell for origin in instance.origins() if origin.cls is not None
+            for cell in losses_run.direct_cells(origin) if cell is not origin]
+    return any(_is_loss(ctx, cell) for cell in held) and any(not _is_loss(ctx, cell) for cell in held)
 
 
 def _half_casts(instance: inst.Instance) -> List[inst.Event]:
@@ -338,7 +368,7 @@ def check_loss_in_float16(ctx: ModuleContext) -> Iterator[Finding]:
         for cast in [e for e in instance.events if e.kind == "to_float" and not e.path and e.value in _HALF]:
             if cast.node.root() is not ctx.module or cast.node in reported:
                 continue
-            if _is_loss(ctx, instance):
+            if _is_loss(ctx, instance) and not _wraps_a_network(ctx, instance):
                 # (a level does not help: Model at O2 trains a loss cast to float16 in float16, checked on
                 # 2.10 with MSE 90000: inf, 90000.0 with the loss left alone; tests/test_precision.py)
                 if _kept_in_float32(instance, cast):
@@ -351,8 +381,10 @@ def check_loss_in_float16(ctx: ModuleContext) -> Iterator[Finding]:
                     "float32 with .to_float(ms.float32)",
                 )
                 continue
-            losses = [c for c in inst.walk_inside(instance) if c is not instance and _is_loss(ctx, c)]
-            unprotected = [loss for loss in losses if not _kept_in_float32(loss, cast)]
+            itself = {id(same) for same in inst.same_object(instance)}
+            losses = [c for c in inst.walk_inside(instance, losses_run.computed)
+                      if id(c) not in itself and _is_loss(ctx, c) and not _wraps_a_network(ctx, c)]
+            unprotected = [loss for loss in losses if not _kept_in_float32(loss, cast, instance)]
             if unprotected:
                 reported.add(cast.node)
                 yield ctx.finding(
@@ -396,8 +428,9 @@ def _float16_logits_into_loss(ctx: ModuleContext, tracker: inst.InstanceTracker)
         if network is None or loss is None or not _is_loss(ctx, loss) or not _takes_class_indices(loss):
             continue  # a loss whose labels are floats computes in float32: float32 labels promote it
         casts = _half_casts(network)
-        if not casts or inst.own_events(loss, "to_float"):
-            continue
+        if not casts or inst.own_events(loss, "to_float") or _kept_by_cell_loop(loss, casts[0]) \
+                or losses_run.logits_restored(network, casts[0]):
+            continue  # the loss is set to float32, or the logits are (a loop over the Dense cells)
         argument = inst.argument_for(combiner.node, tracker, loss)
         yield ctx.finding(
             LOSS_IN_FLOAT16, argument if argument is not None else combiner.node,

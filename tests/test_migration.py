@@ -170,9 +170,9 @@ def test_dropout_keep_probability_is_found(project):
             def construct(self, x):
                 return self.a(x)
     """, select=["MS703"]), "MS703")
-    assert [f.line for f in findings] == [9, 11]  # (line 10's keep_prob=0.9 is a keep rate: MS711)
+    # (line 10's keep_prob=0.9 is a keep rate, line 11's rate is unknown: MS711 for both)
+    assert [f.line for f in findings] == [9]
     assert "keeps 10% and zeroes 90%" in findings[0].message
-    assert "probability of KEEPING" in findings[1].message
 
 
 def test_keep_rates_are_a_deprecation_and_drop_rates_the_bug(project):
@@ -202,8 +202,9 @@ def test_keep_rates_are_a_deprecation_and_drop_rates_the_bug(project):
     found = project.lint_source(source, select=["MS703", "MS711"])
     by_line = {f.line: f for f in found}
     assert {line: f.code for line, f in by_line.items()} == {
-        7: "MS703", 8: "MS711", 9: "MS711", 10: "MS711", 11: "MS703", 12: "MS711", 13: "MS711", 14: "MS711",
-        15: "MS711", 16: "MS711"}  # 13: keep_prob=<a name that says drop>, its value unknown: taken at its keyword
+        7: "MS703", 8: "MS711", 9: "MS711", 10: "MS711", 11: "MS711", 12: "MS711", 13: "MS711", 14: "MS711",
+        15: "MS711", 16: "MS711"}  # 11, 13: a name that says drop, its value unknown: only the deprecation
+    assert by_line[11].message.endswith("2.10 still accepts it): write p=1 - config.hidden_dropout")
     # fix texts built from the expression: 1 - (1 - d) is d, never "1 - 1 - d"
     assert by_line[9].message.endswith("the behaviour is right; write p=dropout")
     assert by_line[10].message.endswith("write p=dropout")
@@ -245,8 +246,10 @@ def test_conditional_and_chained_keep_rates_are_read_from_the_expression_tree(pr
     project.write("pkg/layers.py", KEEP_RATE_SHAPES)
     found = project.lint("pkg/layers.py", select=["MS703", "MS711"])
     by_line = {f.line: f for f in found}
+    # 12: an arm is the drop rate 0.0 (MS703); 13, 14: an arm is a keep rate (1 - rate, 1.0), the other
+    # unknown: only the deprecation (issue 26: dropout_ratio of 0.75 in training and 1.0 in eval)
     assert {line: f.code for line, f in by_line.items()} == {
-        7: "MS711", 8: "MS711", 9: "MS711", 10: "MS711", 11: "MS711", 12: "MS703", 13: "MS703", 14: "MS703"}
+        7: "MS711", 8: "MS711", 9: "MS711", 10: "MS711", 11: "MS711", 12: "MS703", 13: "MS711", 14: "MS711"}
     written = {line: [e.content for e in f.fix.edits] for line, f in by_line.items()}
     assert written == {
         7: ["p=(rate if rate > 0 else 0.0)"],
@@ -255,20 +258,18 @@ def test_conditional_and_chained_keep_rates_are_read_from_the_expression_tree(pr
         10: ["p=rate - 0.1 + cfg.extra"],
         11: ["p=rate + (cfg.extra - 0.1)"],
         12: ["p=(cfg.dropout if training else 0.0)"],  # both arms drop rates: PyTorch's meaning
-        13: ["p=(rate if training else 1 - rate)"],  # the arms disagree: what MindSpore does today
-        14: ["p=(1 - cfg.dropout if training else 0.0)"],  # disagreeing arms, spelled with "drop"
+        13: ["p=(rate if training else 1 - rate)"],  # what MindSpore does today
+        14: ["p=(1 - cfg.dropout if training else 0.0)"],  # what MindSpore does today
     }
-    assert all(by_line[line].fix.applicability == "safe" for line in range(7, 12))
-    assert all(by_line[line].fix.applicability == "unsafe" for line in (12, 13, 14))
+    assert all(by_line[line].fix.applicability == "safe" for line in (7, 8, 9, 10, 11, 13, 14))
+    assert by_line[12].fix.applicability == "unsafe"
     assert by_line[7].message.startswith("'nn.Dropout(1 - rate if rate > 0 else 1.0)' gives the keep probability")
     assert by_line[7].message.endswith("the behaviour is right; write p=(rate if rate > 0 else 0.0)")
     assert by_line[9].message.endswith("write p=cfg.drop_path + 0.05")
     assert by_line[12].message.endswith(
         "write p=(cfg.dropout if training else 0.0) if (cfg.dropout if training else 0.0) is the drop rate, "
         "p=(1 - cfg.dropout if training else 1.0) if it is the keep rate")
-    assert "binds keep_prob=(1 - rate if training else rate), not PyTorch's" in by_line[13].message
-    assert "passes (cfg.dropout if training else 1.0), which reads as a drop rate, as keep_prob" \
-        in by_line[14].message
+    assert by_line[13].message.endswith("2.10 still accepts it): write p=(rate if training else 1 - rate)")
 
 
 DROPOUT_LAYERS = """
@@ -607,6 +608,63 @@ def test_layers_with_constant_parameters_are_a_hint_not_a_bug(project):
     assert "with weight_init=BASIS and no bias" in by_line[16].message
     assert "all arguments are required to be constants" in by_line[18].message
     assert by_line[15].rule.severity == "info"
+
+
+def test_a_given_filter_is_fixed_and_one_computed_by_ops_fails(project):
+    # issue 26 class 9 (MindSpore 2.10: tests/test_mindspore_claims.py, setup-fixed-filter-* and
+    # setup-filter-from-ops-*): a tensor given as weight_init, through an attribute or built from NumPy
+    # in construct, is the filter (MS712; conv layers have no bias by default); one that ops compute
+    # in graph code is a variable, which the constructor rejects (MS705, compilation fails); an
+    # initializer that draws, also behind a helper, is random (MS705)
+    project.write("src/__init__.py", "")
+    project.write("src/init.py", """
+from mindspore.common.initializer import TruncatedNormal
+
+
+def weight_variable():
+    return TruncatedNormal(0.02)
+""")
+    source = """
+import numpy as np
+import mindspore as ms
+from mindspore import nn, ops
+from src.init import weight_variable
+
+KERNEL = ms.Tensor(np.full((2, 2, 3), 0.5, np.float32))
+
+
+class Filters(nn.Cell):
+    def __init__(self, c, kernel):
+        super().__init__()
+        self.c = c
+        self.kernel = kernel
+        self.window = KERNEL
+
+    def construct(self, x):
+        a = nn.Conv1d(self.c, self.c, 3, weight_init=self.kernel)(x)
+        eye = ms.Tensor(np.eye(self.c).reshape(self.c, self.c, 1), ms.float32)
+        b = nn.Conv1dTranspose(self.c, self.c, 1, weight_init=eye)(x)
+        computed = ops.eye(self.c, self.c, ms.float32).reshape(self.c, self.c, 1)
+        c = nn.Conv1dTranspose(self.c, self.c, 1, weight_init=computed)(x)
+        d = nn.Conv1d(self.c, self.c, 3, weight_init="normal")(x)
+        e = nn.Conv1d(self.c, self.c, 3, weight_init=weight_variable())(x)
+        f = nn.Conv1d(self.c, self.c, 3, weight_init=self.window, has_bias=True)(x)
+        g = nn.Dense(2, 2, weight_init=self.window)(x)
+        return a, b, c, d, e, f, g
+"""
+    project.write("src/filters.py", source)
+    found = project.lint("src/filters.py", select=["MS705", "MS712"])
+    lines = source.lstrip("\n").splitlines()
+    line = {name: next(i for i, text in enumerate(lines, 1) if text.strip().startswith(f"{name} = nn."))
+            for name in "abcdefg"}
+    assert {f.line: f.code for f in found} == {line["a"]: "MS712", line["b"]: "MS712", line["c"]: "MS705",
+                                               line["d"]: "MS705", line["e"]: "MS705", line["f"]: "MS705",
+                                               line["g"]: "MS705"}  # f, g: a bias with a random initializer
+    by_line = {f.line: f for f in found}
+    assert "with weight_init=self.kernel and no bias" in by_line[line["a"]].message
+    assert ("compilation fails (TypeError: When creating an instance of 'Conv1dTranspose', all arguments are "
+            "required to be constants, but input 3 is a variable)") in by_line[line["c"]].message
+    assert "randomly initialised" in by_line[line["d"]].message
 
 
 def test_cells_in_init_are_not_reported(project):
@@ -993,6 +1051,137 @@ def test_momentum_of_a_batchnorm_that_never_updates_its_statistics_is_not_report
     assert [f.line for f in found] == [12]
 
 
+ISSUE_26_DROPOUTS = """
+from mindspore import nn
+
+
+class Attention(nn.Cell):
+    def __init__(self, config):
+        super().__init__()
+        self.drop = nn.Dropout(config.transformer_attention_dropout_rate)
+
+
+class TemporalBlock(nn.Cell):
+    def __init__(self, channels, dropout):
+        super().__init__()
+        self.drop = nn.Dropout(dropout)
+
+
+class Head(nn.Cell):
+    def __init__(self, dim, dropout_ratio=0.75):
+        super().__init__()
+        self.drop = nn.Dropout(dropout_ratio)
+
+
+class Block(nn.Cell):
+    def __init__(self, dim, dropout=0.1):
+        super().__init__()
+        self.drop = nn.Dropout(dropout)
+
+
+class Mixed(nn.Cell):
+    def __init__(self, dim, dropout=0.1):
+        super().__init__()
+        self.drop = nn.Dropout(dropout)
+
+
+def mlp(dim, dropout):
+    return nn.SequentialCell([nn.Dense(dim, dim), nn.Dropout(dropout)])
+
+
+class Encoder(nn.Cell):
+    def __init__(self, dim):
+        super().__init__()
+        self.blocks = nn.SequentialCell([Block(dim), Block(dim, dropout=0.2), Mixed(dim), Mixed(dim, 0.9)])
+        self.mlp = mlp(dim, 0.1)
+        self.out = mlp(dim, dropout=0.2)
+        self.torch_style = nn.Dropout(0.1)
+"""
+
+
+def test_ms703_only_for_values_known_to_be_drop_rates(project):
+    # issue 26 class 4b: configurations set `dropout` to keep rates (1.0, 0.9, 0.75) as often as to drop
+    # rates; MS703 needs the value: a number below 0.5, from a literal, every call in the module or a
+    # default nothing overrides; else only the deprecation (MS711), which holds either way
+    project.write("src/__init__.py", "")
+    project.write("src/layers.py", ISSUE_26_DROPOUTS)
+    project.write("train.py", """
+from src.layers import Attention, Encoder, TemporalBlock
+
+
+def build(config):
+    return Attention(config), TemporalBlock(64, config.dropout), Encoder(64)
+""")
+    found = project.lint("src/layers.py", select=["MS703", "MS711"])
+    lines = ISSUE_26_DROPOUTS.lstrip("\n").splitlines()
+    dropouts = [i for i, text in enumerate(lines, 1) if "nn.Dropout(" in text]
+    assert {f.line: f.code for f in found} == {
+        dropouts[0]: "MS711",  # config.transformer_attention_dropout_rate: unknown
+        dropouts[1]: "MS711",  # TemporalBlock(64, config.dropout) in train.py: unknown
+        dropouts[2]: "MS711",  # the default 0.75: a keep rate
+        dropouts[3]: "MS703",  # Block(dim) and Block(dim, dropout=0.2): 0.1 and 0.2
+        dropouts[4]: "MS711",  # Mixed(dim) and Mixed(dim, 0.9): 0.1 and 0.9 disagree
+        dropouts[5]: "MS703",  # every mlp() call passes 0.1 or 0.2
+        dropouts[6]: "MS703",  # torch.nn.Dropout(0.1) converted as is
+    }
+    by_line = {f.line: f for f in found}
+    assert by_line[dropouts[0]].message.endswith(
+        "2.10 still accepts it): write p=1 - config.transformer_attention_dropout_rate")
+    assert by_line[dropouts[2]].message.endswith("the behaviour is right; write p=1 - dropout_ratio")
+    assert by_line[dropouts[0]].fix.applicability == "safe"  # p=1 - x does what the code does today
+
+
+def test_ms704_frozen_statistics_passed_down_by_every_caller(project):
+    # issue 26 class 5: use_batch_statistics=False through a helper's or a class's parameter (MindSpore
+    # 2.10: the moving statistics never change, tests/test_mindspore_claims.py setup-frozen-batchnorm-*)
+    source = """
+from mindspore import nn
+
+
+def _bn(channels, bn_training):
+    return nn.BatchNorm2d(channels, momentum=0.1, use_batch_statistics=bn_training)
+
+
+def _bn_mixed(channels, bn_training=False):
+    return nn.BatchNorm2d(channels, momentum=0.1, use_batch_statistics=bn_training)
+
+
+class Bottleneck(nn.Cell):
+    def __init__(self, c, use_batch_statistics=False):
+        super().__init__()
+        self.bn = nn.BatchNorm2d(c, momentum=0.1, use_batch_statistics=use_batch_statistics)
+        self.a = _bn(c, False)
+        self.b = _bn(c, bn_training=False)
+        self.c = _bn_mixed(c)
+        self.d = _bn_mixed(c, True)
+
+
+class Trained(nn.Cell):
+    def __init__(self, c, use_batch_statistics=False):
+        super().__init__()
+        self.bn = nn.BatchNorm2d(c, momentum=0.1, use_batch_statistics=use_batch_statistics)
+
+
+class ResNet(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.SequentialCell([Bottleneck(8), Bottleneck(8, False), Trained(8, None)])
+        self.stem = self._norm(8, False)
+
+    def _norm(self, c, training):
+        return nn.BatchNorm2d(c, momentum=0.1, use_batch_statistics=training)
+"""
+    project.write("src/__init__.py", "")
+    project.write("src/resnet.py", source)
+    lines = source.lstrip("\n").splitlines()
+    batchnorms = [i for i, text in enumerate(lines, 1) if "nn.BatchNorm2d(" in text]
+    found = only(project.lint("src/resnet.py", select=["MS704"]), "MS704")
+    # _bn: every call passes False; Bottleneck: its default and False; _bn_mixed: one call passes True;
+    # Trained(8, None): None is not False (the layer then follows the training flag); self._norm(8, False)
+    assert [f.line for f in found] == [batchnorms[1], batchnorms[3]]
+    assert len(batchnorms) == 5
+
+
 DROPOUTS_AND_VERSION_TESTS = """
     import mindspore as ms
     from mindspore import nn
@@ -1034,6 +1223,34 @@ def test_dropout_findings_and_fixes_hold_for_the_target_version_and_version_test
     assert {line: f.code for line, f in on_2_10.items()} == {9: "MS711", 10: "MS703", 16: "MS703", 18: "MS711",
                                                              12: "MS711"}
     assert on_2_10[16].fix is None and on_2_10[10].fix is not None
+
+
+VERSION_GATED_DROPOUTS = """
+import mindspore as ms
+from mindspore import nn
+from mindformers.tools.utils import is_version_ge
+
+
+def dropouts(config, dropout=0.1):
+    if is_version_ge(ms.__version__, "1.11"):
+        return nn.Dropout(p=config.dropout), nn.Dropout(p=dropout)
+    else:
+        return nn.Dropout(keep_prob=1 - config.dropout), nn.Dropout(config.hidden_dropout), nn.Dropout(dropout)
+"""
+
+
+def test_the_pre_1_11_branch_of_a_version_gate_is_neither_reported_nor_rewritten(tmp_path, project):
+    # issue 26 "Version gates": the else branch runs only before 1.11, where nn.Dropout has no p; on
+    # 2.x it never runs: MS711 stays quiet there and --fix leaves it alone (the drop rate 0.1 that
+    # 1.x would keep is MS703's, without a fix: keep_prob is that version's only spelling)
+    from mslint.config import Config
+    from mslint.fix.apply import fixed_text
+
+    found = project.lint_source(VERSION_GATED_DROPOUTS, select=["MS703", "MS711"])
+    assert [(f.code, f.line, f.fix) for f in found] == [("MS703", 10, None)]
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'example'\n")
+    assert fixed_text(str(tmp_path / "gate.py"), VERSION_GATED_DROPOUTS, Config(root=str(tmp_path)),
+                      unsafe=True) == VERSION_GATED_DROPOUTS
 
 
 # -- MS713 (issue 30) ---------------------------------------------------------------------------------
@@ -1140,4 +1357,4 @@ def test_a_keep_rate_wrapped_in_float_is_still_a_keep_rate(project):
                 self.a = nn.Dropout(float(1 - dropout))
                 self.b = nn.Dropout(float(dropout))
     """, select=["MS703", "MS711"])
-    assert {f.line: f.code for f in found} == {7: "MS711", 8: "MS703"}
+    assert {f.line: f.code for f in found} == {7: "MS711", 8: "MS711"}  # (8: dropout's value is unknown)

@@ -10,7 +10,9 @@ installed (`pip install -e ".[test,mindspore]"`). The other tests check, without
 that every page has a well-formed claim and shows the table generated from it.
 
 The same runner checks the claims behind issue 14's precision decisions that no rule page
-shows (section "Issue 14's precision decisions" below). Claims that need a project on disk or
+shows (section "Issue 14's precision decisions" below), and those behind issue 26's
+training-setup decisions for MS601, MS603, MS703, MS704 and MS705 (section "Issue 26's
+training-setup decisions"). Claims that need a project on disk or
 a lint run beside them sit next to their lint tests and run MindSpore the same way:
 test_dynamic_shape.py (masks and producers MindSpore does or does not fold),
 test_graph_syntax.py (branches the parser drops), test_parameter_defaults.py (defaults decided
@@ -35,6 +37,7 @@ from pathlib import Path
 import pytest
 
 from mslint import rule_pages
+from setup_networks import NETWORKS
 
 REPO = Path(__file__).resolve().parent.parent
 RUNNER = Path(__file__).resolve().parent / "mindspore_claims_runner.py"
@@ -292,7 +295,228 @@ def _precision_jobs():
             for claim_id, source, cell, args, calls, mode, outcome in PRECISION_CLAIMS]
 
 
-JOBS = _jobs() + _fixed_jobs() + _precision_jobs()
+# -- Issue 26's training-setup decisions --------------------------------------------------------
+# What MindSpore 2.10 does with the training-setup forms MS601, MS603, MS703, MS704 and MS705 decide
+# on (tests/test_precision.py and tests/test_migration.py hold the lint side):
+# - Model converts the network when it is built, before it adds loss_fn: a loss_fn kept in float32
+#   stays float32 at O2, a criterion the network holds as a sub-cell does not, and a to_float(float32)
+#   after Model(...) survives (MS601);
+# - Model with an amp_level and no optimizer raises at construction (MS601 leaves it alone);
+# - a cells_and_names() loop run after net.to_float(float16) that sets the loss, or the Dense cells
+#   (the logits), to float32 gives a float32 loss; run before the cast, it is undone (MS603);
+# - a loss a Cell keeps on self but never calls is never computed (MS603);
+# - Model at O0, or with no level, on a float16 network: MSELoss with float32 labels computes in
+#   float32, a loss on class indices in float16 (MS603; issue 30's case);
+# - a layer given a fixed tensor as weight_init in construct computes with that tensor; a filter
+#   computed in graph code makes construction fail (MS705 / MS712);
+# - nn.Dropout(1.0) keeps everything: 1.0 is a keep rate (MS703 / MS711);
+# - BatchNorm with use_batch_statistics=False never updates its moving statistics (MS704).
+
+TRAINING_SETUP = '''
+import numpy as np
+import mindspore as ms
+from mindspore import nn
+from mindspore.train import Model
+from mindspore.train.loss_scale_manager import FixedLossScaleManager
+
+LOSS_CLASS = nn.SoftmaxCrossEntropyWithLogits
+X = ms.Tensor(np.ones((1, 3, 4, 4), np.float32))
+HALF = ms.Tensor(np.full((1, 2), 300.0, np.float16))
+LABELS = ms.Tensor(np.zeros((1,), np.int32))
+TARGETS = ms.Tensor(np.zeros((1, 2), np.float32))
+''' + NETWORKS + '''
+
+def model(net, loss, level=None):
+    levels = {} if level is None else {"amp_level": level}
+    if level in ("O2", "O3"):
+        levels["loss_scale_manager"] = FixedLossScaleManager(drop_overflow_update=False)
+    return Model(net, loss_fn=loss, optimizer=nn.SGD(net.trainable_params(), 0.0), **levels)
+
+
+def restore(cells, kinds):
+    for _, cell in cells.cells_and_names():
+        if isinstance(cell, kinds):
+            cell.to_float(ms.float32)
+    return cells
+
+
+def loss_fn_kept_at_o2():
+    criterion = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    criterion.to_float(ms.float32)
+    model(Net(), criterion, "O2")
+    return criterion
+
+
+def criterion_held_at_o2():
+    criterion = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    criterion.to_float(ms.float32)
+    net = NetHoldingLoss(Net(), criterion)
+    model(net, criterion, "O2")
+    return criterion
+
+
+def head_after_model_at_o2():
+    net = Net()
+    model(net, nn.MSELoss(), "O2")
+    net.fc.to_float(ms.float32)
+    return net
+
+
+def no_optimizer():
+    net = Net()
+    cell = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), nn.SGD(net.trainable_params(), 0.0))
+    return Model(cell, amp_level="O3")
+
+
+def wrapper(loop_first):
+    n = NetWithLoss(Net())
+    if loop_first:
+        restore(n, (nn.BatchNorm2d, nn.SoftmaxCrossEntropyWithLogits))
+    n.to_float(ms.float16)
+    return n if loop_first else restore(n, (nn.BatchNorm2d, nn.SoftmaxCrossEntropyWithLogits))
+
+
+def with_loss_cell_restored():
+    net = Net()
+    net.to_float(ms.float16)
+    return restore(nn.WithLossCell(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")),
+                   (nn.SoftmaxCrossEntropyWithLogits,))
+
+
+def dense(loop_first):
+    net = Net()
+    if loop_first:
+        restore(net, (nn.Dense,))
+    net.to_float(ms.float16)
+    if not loop_first:
+        restore(net, (nn.Dense,))
+    return nn.WithLossCell(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"))
+
+
+def unused_loss():
+    h = HModel()
+    h.to_float(ms.float16)
+    return h
+
+
+def float16_network_trained(loss, level):
+    net = Net()
+    net.to_float(ms.float16)
+    return model(net, loss, level)._train_network
+'''
+
+FIXED_FILTERS = '''
+import numpy as np
+import mindspore as ms
+from mindspore import nn, ops
+
+C = 2
+KERNEL = ms.Tensor(np.full((C, C, 3), 0.5, np.float32))
+
+
+class FromAttribute(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.kernel = KERNEL
+
+    def construct(self, x):
+        conv = nn.Conv1d(C, C, 3, weight_init=self.kernel)
+        return conv(x)
+
+
+class FromNumpy(nn.Cell):
+    def construct(self, x):
+        eye = ms.Tensor(np.eye(C).reshape(C, C, 1), ms.float32)
+        up = nn.Conv1dTranspose(C, C, 1, weight_init=eye)
+        return up(x)
+
+
+class FromOps(nn.Cell):
+    def construct(self, x):
+        eye = ops.eye(C, C, ms.float32).reshape(C, C, 1)
+        up = nn.Conv1dTranspose(C, C, 1, weight_init=eye)
+        return up(x)
+'''
+
+DROPOUT_AND_FROZEN_BN = '''
+import numpy as np
+import mindspore as ms
+from mindspore import nn
+
+
+def dropout(rate):
+    layer = nn.Dropout(rate)
+    layer.set_train()
+    return layer
+
+
+def bn(use_batch_statistics):
+    layer = nn.BatchNorm2d(2, momentum=0.1, use_batch_statistics=use_batch_statistics)
+    layer.set_train()
+    return layer
+'''
+
+SETUP_CLAIMS = [
+    # (id, source, cell, args, calls, mode, outcome)
+    ("loss-fn-kept-float32-at-o2", TRAINING_SETUP, "loss_fn_kept_at_o2()", "HALF, LABELS", 1, "pynative",
+     {"holds": "out.dtype == ms.float32"}),
+    ("held-criterion-cast-at-o2", TRAINING_SETUP, "criterion_held_at_o2()", "HALF, LABELS", 1, "pynative",
+     {"holds": "out.dtype == ms.float16"}),
+    ("to-float-after-model-survives", TRAINING_SETUP, "head_after_model_at_o2()", "X", 1, "lax",
+     {"holds": "out.dtype == ms.float32"}),
+    ("model-without-optimizer-raises", TRAINING_SETUP, "no_optimizer()", "", 0, "pynative",
+     "error: Auto mixed precision will not work because 'optimizer' is None"),
+    ("loop-after-cast-restores-loss", TRAINING_SETUP, "wrapper(False)", "X, LABELS", 1, "lax",
+     {"holds": "out.dtype == ms.float32"}),
+    ("loop-before-cast-undone", TRAINING_SETUP, "wrapper(True)", "X, LABELS", 1, "lax",
+     {"holds": "out.dtype == ms.float16"}),
+    ("with-loss-cell-loop-restores-loss", TRAINING_SETUP, "with_loss_cell_restored()", "X, LABELS", 1, "lax",
+     {"holds": "out.dtype == ms.float32"}),
+    ("dense-loop-after-cast-float32-loss", TRAINING_SETUP, "dense(False)", "X, LABELS", 1, "lax",
+     {"holds": "out.dtype == ms.float32"}),
+    ("dense-loop-before-cast-float16-loss", TRAINING_SETUP, "dense(True)", "X, LABELS", 1, "lax",
+     {"holds": "out.dtype == ms.float16"}),
+    ("unused-loss-never-computed", TRAINING_SETUP, "unused_loss()", "ms.Tensor(np.ones((1, 4), np.float32))", 1,
+     "pynative", "ran 0"),
+    ("called-loss-computed", TRAINING_SETUP, "wrapper(False)", "X, LABELS", 1, "pynative", "ran 1"),
+    ("float16-network-mse-o0-float32", TRAINING_SETUP, "float16_network_trained(nn.MSELoss(), 'O0')",
+     "X, TARGETS", 1, "pynative", {"holds": "out.dtype == ms.float32"}),
+    ("float16-network-mse-no-level-float32", TRAINING_SETUP, "float16_network_trained(nn.MSELoss(), None)",
+     "X, TARGETS", 1, "pynative", {"holds": "out.dtype == ms.float32"}),
+    ("float16-network-class-indices-float16", TRAINING_SETUP,
+     "float16_network_trained(nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction='mean'), None)",
+     "X, LABELS", 1, "pynative", {"holds": "out.dtype == ms.float16"}),
+    ("fixed-filter-attribute-lax", FIXED_FILTERS, "FromAttribute()", "ms.Tensor(np.ones((1, C, 5), np.float32))", 1,
+     "lax", [{"holds": "out.asnumpy().ravel().tolist() == [2.0, 3.0, 3.0, 3.0, 2.0] * 2"}, "frozen"]),
+    ("fixed-filter-attribute-strict", FIXED_FILTERS, "FromAttribute()", "ms.Tensor(np.ones((1, C, 5), np.float32))",
+     1, "strict", {"holds": "out.asnumpy().ravel().tolist() == [2.0, 3.0, 3.0, 3.0, 2.0] * 2"}),
+    ("fixed-filter-numpy-lax", FIXED_FILTERS, "FromNumpy()", "ms.Tensor(np.ones((1, C, 5), np.float32))", 1, "lax",
+     {"holds": "out.asnumpy().ravel().tolist() == [1.0] * 10"}),
+    ("filter-from-ops-lax", FIXED_FILTERS, "FromOps()", "ms.Tensor(np.ones((1, C, 5), np.float32))", 1, "lax",
+     "error: all arguments are required to be constants"),
+    ("filter-from-ops-strict", FIXED_FILTERS, "FromOps()", "ms.Tensor(np.ones((1, C, 5), np.float32))", 1, "strict",
+     "error: all arguments are required to be constants"),
+    ("dropout-keep-rate-one-keeps-all", DROPOUT_AND_FROZEN_BN, "dropout(1.0)",
+     "ms.Tensor(np.ones(1000, np.float32))", 1, "pynative", {"holds": "out.asnumpy().tolist() == [1.0] * 1000"}),
+    ("frozen-batchnorm-statistics", DROPOUT_AND_FROZEN_BN, "bn(False)",
+     "ms.Tensor(np.full((2, 2, 2, 2), 5.0, np.float32))", 2, "pynative",
+     {"holds": "net.moving_mean.asnumpy().tolist() == [0.0, 0.0] and net.moving_variance.asnumpy().tolist() == "
+               "[1.0, 1.0]"}),
+    ("trained-batchnorm-statistics", DROPOUT_AND_FROZEN_BN, "bn(None)",
+     "ms.Tensor(np.full((2, 2, 2, 2), 5.0, np.float32))", 1, "pynative",
+     {"holds": "net.moving_mean.asnumpy().tolist() != [0.0, 0.0]"}),
+]
+
+
+def _setup_jobs():
+    return [{"id": f"setup-{claim_id}", "source": textwrap.dedent(source).lstrip(), "mode": mode,
+             "drive": dict({"cell": cell, "args": args, "calls": calls},
+                           **({"count": "LOSS_CLASS"} if str(outcome).startswith("ran ") else {})),
+             "outcome": outcome}
+            for claim_id, source, cell, args, calls, mode, outcome in SETUP_CLAIMS]
+
+
+JOBS = _jobs() + _fixed_jobs() + _precision_jobs() + _setup_jobs()
 
 
 @pytest.mark.parametrize("code", CODES)

@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from conftest import only
+from setup_networks import NETWORKS
 
 NETWORK = """
 import mindspore as ms
@@ -105,14 +106,20 @@ def test_wrappers_two_deep_and_a_level_variable(project):
 level = "O2"
 net = Network()
 net.head.to_float(ms.float32)
+opt = nn.SGD(net.trainable_params())
 loss_net = nn.WithLossCell(net, nn.MSELoss())
-train_net = nn.TrainOneStepCell(loss_net, nn.SGD(net.trainable_params()))
-model = Model(train_net, amp_level=level)
+train_net = nn.TrainOneStepCell(loss_net, opt)
+model = Model(train_net, optimizer=opt, amp_level=level)
 other = Network()
 other.head.to_float(ms.float32)
 """
     findings = _lint(project, src, "MS601")
     assert [f.line for f in findings] == [_line(src, "net.head.to_float")]
+    # with no optimizer Model converts nothing: 2.10 raises "Auto mixed precision will not work because
+    # 'optimizer' is None" (tests/test_mindspore_claims.py)
+    train_cell = src.replace("Model(train_net, optimizer=opt, amp_level=level)", "Model(train_net, amp_level=level)")
+    assert "Model(train_net, amp_level=level)" in train_cell
+    assert _lint(project, train_cell, "MS601") == []
 
 
 def test_only_the_levels_that_override_are_reported(project):
@@ -582,14 +589,19 @@ def fp32_head(network):
 """ + _float32_loop("keep_dense_fp32", "Dense")
 
 
-def _classifier_project(project, train: str):
+def _write_project(project, net: str, utils: str, train: str):
+    """src/net.py, src/utils.py and train.py; the line of the nth line of train.py holding a fragment."""
     project.write("src/__init__.py", "")
-    project.write("src/net.py", CLASSIFIER)
-    project.write("src/utils.py", HELPERS)
+    project.write("src/net.py", net)
+    project.write("src/utils.py", utils)
     project.write("train.py", train)
     lines = train.lstrip("\n").splitlines()
-    return (only(project.lint("train.py", select=["MS601"]), "MS601"),
-            lambda fragment: next(i for i, text in enumerate(lines, 1) if fragment in text))
+    return lambda fragment, nth=0: [i for i, text in enumerate(lines, 1) if fragment in text][nth]
+
+
+def _classifier_project(project, train: str):
+    line = _write_project(project, CLASSIFIER, HELPERS, train)
+    return only(project.lint("train.py", select=["MS601"]), "MS601"), line
 
 
 def test_auto_mixed_precision_after_to_float_in_the_class_init(project):
@@ -889,3 +901,169 @@ model4 = create_trainer(net4, nn.MSELoss(), nn.Adam(net4.trainable_params()), am
     assert "build(..., level='O3') (line 8)" in findings[1].message
     assert findings[0].fix is not None and findings[0].fix.edits[0].content == '"O0"'
     assert project.lint("trainer.py", select=["MS601", "MS602"]) == []
+
+
+# -- issue 26: the training-setup forms a level or a loop really decides --------------------------
+# (what MindSpore 2.10 does with each: tests/test_mindspore_claims.py, "Issue 26's training-setup decisions")
+ISSUE_26_NETS = NETWORKS
+
+ISSUE_26_UTILS = """
+import mindspore as ms
+from mindspore import nn
+
+
+def keep_head_and_loss_fp32(network):
+    for _, cell in network.cells_and_names():
+        if isinstance(cell, (nn.Dense, nn.SoftmaxCrossEntropyWithLogits)):
+            cell.to_float(ms.float32)
+"""
+
+
+def _issue_26_project(project, train: str):
+    return _write_project(project, ISSUE_26_NETS, ISSUE_26_UTILS, train)
+
+
+def test_ms601_a_loss_fn_and_a_to_float_after_the_trainer_keep_float32(project):
+    train = """
+import mindspore as ms
+from mindspore import nn
+from mindspore.train import Model
+from src.net import Net, NetHoldingLoss
+
+
+def loss_fn_kept():
+    net = Net()
+    criterion = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    criterion.to_float(ms.float32)
+    return Model(net, loss_fn=criterion, optimizer=nn.Momentum(net.trainable_params(), 0.1, 0.9), amp_level="O2")
+
+
+def head_after_the_trainer():
+    net = Net()
+    model = Model(net, nn.MSELoss(), nn.Momentum(net.trainable_params(), 0.1, 0.9), amp_level="O2")
+    net.fc.to_float(ms.float32)
+    return model
+
+
+def head_before_the_trainer():
+    net = Net()
+    net.fc.to_float(ms.float32)
+    return Model(net, nn.MSELoss(), nn.Momentum(net.trainable_params(), 0.1, 0.9), amp_level="O2")
+
+
+def criterion_held_by_the_network():
+    criterion = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    criterion.to_float(ms.float32)
+    net = NetHoldingLoss(Net(), criterion)
+    return Model(net, loss_fn=criterion, optimizer=nn.Momentum(net.trainable_params(), 0.1, 0.9), amp_level="O2")
+
+
+def no_optimizer():
+    net = Net()
+    net.fc.to_float(ms.float32)
+    train_cell = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), nn.Momentum(net.trainable_params(), 0.1, 0.9))
+    return Model(train_cell, amp_level="O3")
+"""
+    line = _issue_26_project(project, train)
+    findings = only(project.lint("train.py", select=["MS601", "MS602"]), "MS601")
+    # reported: the head set before Model converts the network, and a criterion the network holds as a
+    # sub-cell (O2 converts it with the network); not: Model's own loss_fn (converted before it is added),
+    # a to_float after Model was built, and Model without an optimizer (it raises before any level applies)
+    assert [f.line for f in findings] == [line("net.fc.to_float(ms.float32)", 1), line("criterion.to_float", 1)]
+    assert "Model(..., amp_level='O2')" in findings[0].message
+
+
+def test_ms603_loops_that_restore_the_loss_or_the_logits_and_a_loss_never_called(project):
+    train = """
+import mindspore as ms
+from mindspore import nn
+from mindspore.train import Model
+from src.net import Net, NetWithLoss, HModel
+from src.utils import keep_head_and_loss_fp32
+
+
+def restore(cells):
+    for _, c in cells.cells_and_names():
+        if isinstance(c, (nn.BatchNorm2d, nn.SoftmaxCrossEntropyWithLogits)):
+            c.to_float(ms.float32)
+
+
+def wrapper_restored_after():
+    n = NetWithLoss(Net())
+    n.to_float(ms.float16)
+    for _, c in n.cells_and_names():
+        if isinstance(c, (nn.BatchNorm2d, nn.SoftmaxCrossEntropyWithLogits)):
+            c.to_float(ms.float32)
+    return n
+
+
+def wrapper_restored_before():
+    n = NetWithLoss(Net())
+    for _, c in n.cells_and_names():
+        if isinstance(c, nn.SoftmaxCrossEntropyWithLogits):
+            c.to_float(ms.float32)
+    n.to_float(ms.float16)
+    return n
+
+
+def wrapper_restored_by_a_helper():
+    n = NetWithLoss(Net())
+    n.to_float(ms.float16)
+    keep_head_and_loss_fp32(n)
+    return n
+
+
+def with_loss_cell_restored():
+    net = Net()
+    net.to_float(ms.float16)
+    wl = nn.WithLossCell(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"))
+    restore(wl)
+    return wl
+
+
+def dense_restored():
+    net = Net()
+    net.to_float(ms.float16)
+    for _, c in net.cells_and_names():
+        if isinstance(c, nn.Dense):
+            c.to_float(ms.float32)
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    return Model(net, loss, nn.Momentum(net.trainable_params(), 0.1, 0.9))
+
+
+def dense_restored_before():
+    net = Net()
+    for _, c in net.cells_and_names():
+        if isinstance(c, nn.Dense):
+            c.to_float(ms.float32)
+    net.to_float(ms.float16)
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    return Model(net, loss, nn.Momentum(net.trainable_params(), 0.1, 0.9))
+
+
+def loss_never_called():
+    h = HModel()
+    h.to_float(ms.float16)
+    return h
+
+
+def float16_network_into_mse_at_o0():
+    net = Net()
+    net.to_float(ms.float16)
+    return Model(net, nn.MSELoss(), nn.Momentum(net.trainable_params(), 0.1, 0.9), amp_level="O0")
+
+
+def float16_network_into_class_indices():
+    net = Net()
+    net.to_float(ms.float16)
+    return Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True), nn.Momentum(net.trainable_params(), 0.1, 0.9))
+"""
+    line = _issue_26_project(project, train)
+    findings = only(project.lint("train.py", select=["MS603"]), "MS603")
+    assert [(f.line, f.column) for f in findings] == [
+        (line("n.to_float(ms.float16)", 1), 4),  # restored before the cast: the cast undoes it
+        (line("return Model(net, loss,", 1), 22),  # Dense restored before the cast
+        (line("Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True)"), 22),  # issue 30, class indices
+    ]
+    assert "also casts the loss inside it ('self.loss') to float16" in findings[0].message
+    assert "its float16 logits go into the loss 'loss'" in findings[1].message

@@ -583,17 +583,18 @@ def tracker(ctx) -> InstanceTracker:
     return found
 
 
-def walk_inside(instance: Instance) -> Iterator[Instance]:
+def walk_inside(instance: Instance, held=None) -> Iterator[Instance]:
     """The instance, what it stands for, and every cell inside it (wrapped cells, attributes
-    set in the class, parameters it was passed to), each once."""
+    set in the class, parameters it was passed to), each once.  `held(holder, role)`, when
+    given, says whether to go into what `holder` keeps under `role`."""
     seen: Set[int] = set()
-    for cell, _ in walk_cells(instance):
+    for cell, _ in walk_cells(instance, held):
         if id(cell) not in seen:
             seen.add(id(cell))
             yield cell
 
 
-def walk_cells(instance: Instance) -> Iterator[Tuple[Instance, Optional[Instance]]]:
+def walk_cells(instance: Instance, held=None) -> Iterator[Tuple[Instance, Optional[Instance]]]:
     """walk_inside with, for what a class does to `self`, the instance whose construction ran it
     (None for the other cells): `Classifier(keep_fp32=False)` decides which branches of its
     `__init__` ran.  A class self reached from two constructions is yielded for each."""
@@ -611,7 +612,7 @@ def walk_cells(instance: Instance) -> Iterator[Tuple[Instance, Optional[Instance
         is_class_self = current.node is current.cls
         # the cells a class stores on self get what its __init__ does to them under the same construction
         stack.extend((inner, role != "alias", construction if is_class_self else None)
-                     for role, inner in current.contents)
+                     for role, inner in current.contents if held is None or held(current, role))
         stack.extend((klass, False, construction if is_class_self else current) for klass in class_selves(current))
 
 
