@@ -5,7 +5,10 @@ true positive that must stay.  The MindSpore behaviour behind them is checked in
 tests/test_mindspore_claims.py (section "Issue 26's value kinds")."""
 from __future__ import annotations
 
+import os
+
 from conftest import codes_by_line
+from test_project_model import mslint, places, write
 
 HEADER = """\
 import math
@@ -29,10 +32,12 @@ class Pick(nn.Cell):
         c_len = len(pos)
         order = np.random.permutation(c_len)
         fixed = np.random.permutation(10)
-        return x, order, fixed
+        host = pos_mask.asnumpy()
+        again = np.random.permutation(len(list(np.where(host > 0)[0])))
+        return x, order, fixed, again
 """)
-    # the conversion is MS101's; the draw on its length is not frozen (no MS104); the constant one is
-    assert codes_by_line(found) == {8: ["MS101"], 11: ["MS104"]}
+    # the conversion is MS101's; a draw on its length is not frozen (no MS104); the constant one is
+    assert codes_by_line(found) == {8: ["MS101"], 11: ["MS104"], 12: ["MS101"]}
 
 
 # -- class 11: a NumPy call given a MindSpore dtype raises, it is not folded --------------------
@@ -96,3 +101,170 @@ class Top(nn.Cell):
 """, select=("MS403",))
     assert codes_by_line(found) == {9: ["MS403"]}
     assert "computed at run time from tensor data" in found[0].message
+
+
+# -- class 1: a sub-cell that is held but never called is not compiled with its parent --------
+LOSS_AND_EXPORT = '''
+    import numpy as np
+    from mindspore import nn
+
+
+    class Loss(nn.Cell):
+        def construct(self, x):
+            return np.sum(x.asnumpy())
+
+
+    class Export(nn.Cell):
+        def __init__(self):
+            super(Export, self).__init__()
+            self.fc = nn.Dense(2, 2)
+            self.loss = Loss()
+
+        def construct(self, x):
+            return {body}
+'''
+
+EXPORT_PROGRAM = '''
+    import numpy as np
+    import mindspore as ms
+    from pkg.model import Export
+
+    if __name__ == "__main__":
+        ms.set_context(mode=ms.GRAPH_MODE)
+        ms.export(Export(), ms.Tensor(np.zeros((1, 2), np.float32)), file_name="net", file_format="MINDIR")
+'''
+
+TRAIN_PROGRAM = '''
+    import numpy as np
+    import mindspore as ms
+    from pkg.model import Export
+
+    if __name__ == "__main__":
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+        net = Export()
+        x = ms.Tensor(np.zeros((1, 2), np.float32))
+        print(net.loss(net(x)))
+'''
+
+
+def _export_and_train(root, body="self.fc(x)", export=EXPORT_PROGRAM):
+    write(root, {"pyproject.toml": "[project]\nname = 'example'\n", "pkg/__init__.py": "",
+                 "pkg/model.py": LOSS_AND_EXPORT.replace("{body}", body),
+                 "pkg/export.py": export, "pkg/train.py": TRAIN_PROGRAM})
+
+
+def test_a_held_sub_cell_only_a_pynative_program_calls_is_not_compiled_by_the_graph_program(tmp_path):
+    _export_and_train(tmp_path)
+    findings, result = mslint(tmp_path, "--no-cache", "pkg")
+    assert findings == []
+    assert "1 more finding withheld" in result.stderr
+    alone, _ = mslint(tmp_path, "--no-cache", "pkg/model.py")
+    assert alone == []
+
+
+def test_a_held_sub_cell_the_parent_calls_is_compiled_by_the_graph_program(tmp_path):
+    _export_and_train(tmp_path, body="self.loss(self.fc(x))")
+    findings, _ = mslint(tmp_path, "--no-cache", "pkg")
+    assert places(findings) == {("pkg/model.py", 7, "MS101")}
+    assert "compiled by pkg/export.py; not by PyNative programs" in findings[0]["message"]
+
+
+def test_a_held_sub_cell_a_graph_program_calls_itself_is_compiled_by_it(tmp_path):
+    export = EXPORT_PROGRAM.replace("ms.export(Export(),", "net = Export()\n        net.loss(ms.Tensor([1.0]))\n"
+                                    "        ms.export(net,")
+    _export_and_train(tmp_path, export=export)
+    findings, _ = mslint(tmp_path, "--no-cache", "pkg")
+    assert places(findings) == {("pkg/model.py", 7, "MS101")}
+
+
+def test_a_held_sub_cell_in_library_code_is_still_checked(tmp_path):
+    write(tmp_path, {"pyproject.toml": "[project]\nname = 'example'\n", "pkg/__init__.py": "",
+                     "pkg/model.py": LOSS_AND_EXPORT.replace("{body}", "self.fc(x)")})
+    findings, _ = mslint(tmp_path, "--no-cache", "pkg")
+    assert places(findings) == {("pkg/model.py", 7, "MS101")}
+
+
+# -- class 2: an input every parent passes as a Python int is not a tensor --------------------
+CHILDREN = '''
+    import math
+    import numpy as np
+    from mindspore import nn
+
+
+    class Roll(nn.Cell):
+        def construct(self, x, *args):
+            n, qs = args[0]
+            perm = np.roll(range(n), 1)
+            return x[perm]
+
+
+    class Depth(nn.Cell):
+        def construct(self, sample, depth_num):
+            scale = math.log(math.e, depth_num)
+            return sample * scale
+'''
+
+PARENT = '''
+    from mindspore import nn
+    from pkg.ops_q import Roll, Depth
+
+
+    class Net(nn.Cell):
+        def __init__(self, n_qubit=4, depth=8):
+            super().__init__()
+            self.n_qubit = n_qubit
+            self.depth = depth
+            self.roll = Roll()
+            self.dep = Depth()
+
+        def construct(self, x):
+            y = self.roll(x, ({n}, 2))
+            return self.dep(y, {depth})
+'''
+
+
+def _parent_and_children(root, n="self.n_qubit", depth="self.depth", extra=None):
+    files = {"pyproject.toml": "[project]\nname = 'example'\n", "pkg/__init__.py": "", "pkg/ops_q.py": CHILDREN,
+             "pkg/net.py": PARENT.replace("{n}", n).replace("{depth}", depth)}
+    files.update(extra or {})
+    write(root, files)
+
+
+def test_inputs_every_parent_passes_as_python_ints_are_not_tensors(tmp_path):
+    _parent_and_children(tmp_path)
+    findings, _ = mslint(tmp_path, "--no-cache", "--select", "MS102", "pkg")
+    assert findings == []
+    alone, _ = mslint(tmp_path, "--no-cache", "--select", "MS102", "pkg/ops_q.py")
+    assert alone == []
+
+
+def test_inputs_a_parent_passes_as_tensors_are_still_tensors(tmp_path):
+    _parent_and_children(tmp_path, n="x.sum()", depth="x.max()")
+    findings, _ = mslint(tmp_path, "--no-cache", "--select", "MS102", "pkg")
+    assert places(findings) == {("pkg/ops_q.py", 9, "MS102"), ("pkg/ops_q.py", 15, "MS102")}
+
+
+def test_a_cell_a_program_also_runs_itself_keeps_tensor_inputs(tmp_path):
+    program = '''
+        import mindspore as ms
+        from pkg.ops_q import Depth
+
+        if __name__ == "__main__":
+            ms.set_context(mode=ms.GRAPH_MODE)
+            print(Depth()(ms.Tensor([1.0]), ms.Tensor([2.0])))
+    '''
+    _parent_and_children(tmp_path, extra={"pkg/run.py": program})
+    findings, _ = mslint(tmp_path, "--no-cache", "--select", "MS102", "pkg")
+    assert places(findings) == {("pkg/ops_q.py", 15, "MS102")}
+
+
+def test_a_cached_result_follows_a_program_that_starts_calling_the_held_cell(tmp_path):
+    _export_and_train(tmp_path)
+    env = dict(os.environ, MSLINT_CACHE_DIR=str(tmp_path / "cache"))
+    first, _ = mslint(tmp_path, "pkg/model.py", env=env)
+    assert first == []
+    # a new graph program, in a file the first analysis never read, calls the held loss itself
+    evaluate = TRAIN_PROGRAM.replace("PYNATIVE_MODE", "GRAPH_MODE")
+    write(tmp_path, {"pkg/evaluate.py": evaluate})
+    again, _ = mslint(tmp_path, "pkg/model.py", env=env)
+    assert places(again) == {("pkg/model.py", 7, "MS101")}

@@ -127,6 +127,7 @@ class Project:
         self._importers: Optional[Dict[str, Set[str]]] = None
         self._converting: Optional[Dict[str, FrozenSet[str]]] = None
         self._attribute_writes: Dict[str, bool] = {}
+        self._listings: Dict[str, List[str]] = {}
 
     # -- files -------------------------------------------------------------------------------
     def files(self) -> List[str]:
@@ -175,6 +176,39 @@ class Project:
         return self._searched("flag:" + name, rb"add_flags(?:_recursive)?\s*\([^)]*\b" + re.escape(name.encode())
                               + rb"\s*=|setattr\s*\([^)]*[\"']" + re.escape(name.encode()) + rb"[\"']",
                               needles=(b"add_flags", b"setattr"))
+
+    def mentioning(self, name: str) -> List[str]:
+        """The project files whose text holds the identifier `name` (sorted); a running analysis
+        records the question and its answer (the result cache asks it again)."""
+        return self._listed("mentions:" + name, rb"(?<![\w.])" + re.escape(name.encode()) + rb"(?!\w)",
+                            name.encode())
+
+    def attribute_callers(self, name: str) -> List[str]:
+        """The project files whose text calls an attribute `name` (`net.loss(...)`, `self.loss(...)`)."""
+        return self._listed("calls:" + name, rb"\.[ \t]*" + re.escape(name.encode()) + rb"[ \t]*\(", name.encode())
+
+    def answer(self, key: str):
+        """A recorded project-wide search asked again (the result cache checks its entries so)."""
+        if key.startswith("flag:"):
+            return self.sets_flag(key[5:])
+        if key.startswith("mentions:"):
+            return self.mentioning(key[9:])
+        if key.startswith("calls:"):
+            return self.attribute_callers(key[6:])
+        return self.writes_attribute(key)
+
+    def _listed(self, key: str, pattern: bytes, needle: bytes) -> List[str]:
+        if key not in self._listings:
+            compiled = re.compile(pattern)
+            found = []
+            for file in self.files():
+                text = self.text(file) or b""
+                if needle in text and compiled.search(text):
+                    found.append(file)
+            self._listings[key] = found
+        if module_files.HOOKS.log is not None:
+            module_files.HOOKS.log.searches[(self.root, key)] = list(self._listings[key])
+        return list(self._listings[key])
 
     def _searched(self, key: str, pattern: bytes, needles: Tuple[bytes, ...] = ()) -> bool:
         """Whether some project file matches `pattern` (memoised under `key`); a running
