@@ -268,3 +268,131 @@ def test_a_cached_result_follows_a_program_that_starts_calling_the_held_cell(tmp
     write(tmp_path, {"pkg/evaluate.py": evaluate})
     again, _ = mslint(tmp_path, "pkg/model.py", env=env)
     assert places(again) == {("pkg/model.py", 7, "MS101")}
+
+
+# -- issue 26, class 1: host values taken for graph tensors -----------------------------------
+def test_values_read_from_a_metadata_dict_are_not_graph_tensors(project):
+    found = lint(project, """
+class Meta(nn.Cell):
+    def construct(self, img, img_metas):
+        out = []
+        for i in range(2):
+            s = img_metas[i]["scale"]
+            out.append(np.prod(s * 200.0))
+            out.append(np.array(img_metas[i]["bbox_score"]))
+        out.append(np.prod(img * 200.0))
+        out.append(np.array(img_metas[0]))
+        return out
+""", select=("MS102",))
+    # a string key says the input is a dict: what it holds is unknown; the tensor input stays one
+    assert codes_by_line(found) == {13: ["MS102"], 14: ["MS102"]}
+
+
+def test_python_scalars_from_attributes_and_shapes_are_not_graph_tensors(project):
+    adapter = '''
+import mindspore
+
+
+def Tensor(data, dtype=None):
+    return mindspore.Tensor(data, dtype)
+'''
+    project.write("adapter.py", adapter)
+    found = lint(project, """
+import adapter
+
+
+class Q(nn.Cell):
+    def __init__(self, n_qubit=4, stride=2):
+        super().__init__()
+        self.n_qubit = n_qubit
+        self.stride = stride
+        self.scale = 1.5
+        self.w = adapter.Tensor(np.ones(3))
+
+    def construct(self, x):
+        perm = np.roll(range(self.n_qubit), 1)
+        _, _, H, W = x.shape
+        h = math.ceil(H / self.stride)
+        sz = np.array(x.shape[2:]).tolist()
+        bad = math.isinf(self.scale) or np.isnan(self.scale)
+        t = adapter.Tensor(np.ones(3))
+        return x, perm, h, sz, bad, t + self.w, math.ceil(x.sum())
+
+
+class Wrap(nn.Cell):
+    def __init__(self, module):
+        super().__init__()
+        self.weight = module.weight
+
+    def construct(self, x):
+        return ops.matmul(x, self.weight)
+""", select=("MS102", "MS201", "MS710"))
+    assert codes_by_line(found) == {24: ["MS102"]}  # only math.ceil of a tensor's sum
+
+
+# -- issue 26, class 4: branches that constants decide ----------------------------------------
+def test_branches_decided_by_constants_are_not_compiled(project):
+    found = lint(project, """
+class Sample(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.top_p = 1
+        self.dim = 0
+
+    def construct(self, x):
+        if self.top_p < 1:
+            x = ops.masked_select(x, x > 0.5)
+        if self.dim != 0:
+            x = x[x > 0]
+        y = self.encode(x, return_dict=False)
+        return y, ops.masked_select(x, x > 1)
+
+    def encode(self, x, return_dict=True):
+        if return_dict:
+            return {"m": ops.masked_select(x, x > 0)}
+        return (x,)
+""", select=("MS401", "MS402", "MS403"))
+    assert codes_by_line(found) == {18: ["MS401"]}
+
+
+BLOCK = '''
+    from mindspore import nn
+
+
+    class Block(nn.Cell):
+        def __init__(self, c, ksize=3):
+            super().__init__()
+            self.conv = nn.Conv2d(c, c, ksize, padding=ksize // 2)
+
+        def construct(self, x):
+            return self.conv(x)
+'''
+
+BODY = '''
+    from mindspore import nn
+    from pkg.blocks import Block
+
+
+    class Body(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.b1 = Block(4, ksize=1)
+            self.b2 = Block(4, {second})
+
+        def construct(self, x):
+            return self.b2(self.b1(x))
+'''
+
+
+def test_a_padding_every_construction_makes_zero_is_no_conv_padding_finding(tmp_path):
+    write(tmp_path, {"pyproject.toml": "[project]\nname = 'example'\n", "pkg/__init__.py": "",
+                     "pkg/blocks.py": BLOCK, "pkg/net.py": BODY.replace("{second}", "1")})
+    findings, _ = mslint(tmp_path, "--no-cache", "--select", "MS701", "pkg")
+    assert findings == []
+
+
+def test_a_padding_one_construction_makes_non_zero_is_still_reported(tmp_path):
+    write(tmp_path, {"pyproject.toml": "[project]\nname = 'example'\n", "pkg/__init__.py": "",
+                     "pkg/blocks.py": BLOCK, "pkg/net.py": BODY.replace("{second}", "ksize=3")})
+    findings, _ = mslint(tmp_path, "--no-cache", "--select", "MS701", "pkg")
+    assert places(findings) == {("pkg/blocks.py", 7, "MS701")}

@@ -45,6 +45,8 @@ class Holding:
 class Uses:
     holdings: List[Holding]
     other_modules: Set[str]  # modules that use the class some other way (build it, pass it, call net.<attribute>)
+    constructions: List[nodes.Call] = field(default_factory=list)  # every `Cell(...)` found
+    passed_around: bool = False  # the class is also named without being called (a registry, an argument)
 
     @property
     def held_only(self) -> bool:
@@ -98,6 +100,8 @@ class CellUses:
             return None
         holdings: List[Holding] = []
         other: Set[str] = set()
+        constructions: List[nodes.Call] = []
+        passed_around = False
         for module_path in modules:
             module = self.resolver.module_at(module_path)
             if module is None:
@@ -110,7 +114,9 @@ class CellUses:
                 if call is None or self.resolver.resolve_callable(node) is not cell:
                     if call is None or self.resolver.resolve_callable(node) is None:
                         other.add(os.path.abspath(module_path))  # passed around, or a name not followed
+                        passed_around = True
                     continue
+                constructions.append(call)
                 holding = self._holding(call)
                 if holding is None:
                     other.add(os.path.abspath(module_path))
@@ -120,7 +126,35 @@ class CellUses:
             return None
         for holding in holdings:
             other |= self._outside_calls(holding, model)
-        return Uses(holdings, other)
+        return Uses(holdings, other, constructions, passed_around)
+
+    def passed_numbers(self, cell: nodes.ClassDef, parameter: str) -> Optional[List[object]]:
+        """The number each construction of `cell` passes for its `__init__` parameter `parameter`
+        (its literal default where a call leaves it out): `Block(4, ksize=1)` everywhere gives [1, ...].
+        None unless every construction is found and passes a literal number."""
+        uses = self.uses(cell)
+        init = self.classes.lookup_method(cell, "__init__")
+        if uses is None or uses.passed_around or not uses.constructions or init is None:
+            return None
+        positional = [a.name for a in init.args.args or ()][1:]
+        index = positional.index(parameter) if parameter in positional else None
+        try:
+            default = init.args.default_value(parameter)
+        except Exception:  # astroid: no default
+            default = None
+        numbers = []
+        for call in uses.constructions:
+            if any(isinstance(a, nodes.Starred) for a in call.args) or any(k.arg is None for k in call.keywords or ()):
+                return None
+            given = next((k.value for k in call.keywords or () if k.arg == parameter), None)
+            if given is None and index is not None and index < len(call.args):
+                given = call.args[index]
+            given = given if given is not None else default
+            if not (isinstance(given, nodes.Const) and isinstance(given.value, (int, float))
+                    and not isinstance(given.value, bool)):
+                return None
+            numbers.append(given.value)
+        return numbers
 
     def _holding(self, call: nodes.Call) -> Optional[Holding]:
         """`self.<attribute> = Cell(...)` in a Cell's __init__, with the parent's uses of the attribute."""

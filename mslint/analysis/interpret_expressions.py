@@ -10,11 +10,11 @@ from astroid import nodes
 
 from mslint.project import mindspore_names as msn
 from mslint.project import resolve
-from mslint.analysis.lattice import (BOOL_TENSOR, CONST, CONST_BOOL_TENSOR, DYNAMIC_SCALAR, FunctionValues, HOST,
+from mslint.analysis.lattice import (BOOL_TENSOR, CONST, CONST_BOOL_TENSOR, DYNAMIC_SCALAR, FunctionValues, HOST, OPAQUE,
                                      Kind, PARAMETER, SHAPE, UNKNOWN, VAR_TENSOR, Value, _ANY_CELL,
                                      _CELL_PARAMETERS, _OPAQUE_BOOL, _SHAPE_NAMES, _SIZE_ATTRIBUTES,
                                      _STATIC_ATTRIBUTES, _all_variables_have, _compare_on_default, _default_params,
-                                     _host_tags, _inverted, _module_literal, _negated_default, host_result,
+                                     _guessed_tensor, _host_tags, _inverted, _module_literal, _negated_default, host_result,
                                      is_self_attribute, iteration_value, join, join_args, known_number, literal, number_value,
                                      truth_value)
 
@@ -271,6 +271,10 @@ class ExpressionInterpreter:
                 return UNKNOWN
         if base.has("cell_list") and not isinstance(node.slice, nodes.Slice):
             return _ANY_CELL  # `self.blocks[i]`: one of the cells (its Parameters are known by name)
+        if isinstance(node.slice, nodes.Const) and isinstance(node.slice.value, str) and _guessed_tensor(base):
+            # `img_metas[i]["scale"]`: no tensor takes a string key, so this input is a dict of
+            # metadata, and what it holds is unknown (a tensor, a number, a list)
+            return OPAQUE
         if base.is_const and index.is_const:
             return (SHAPE if base.has("shape") else CONST) if not base.has("ndarray") else base
         kind = Kind(max(base.kind, index.kind))
