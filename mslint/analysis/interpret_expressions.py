@@ -271,9 +271,11 @@ class ExpressionInterpreter:
                 return UNKNOWN
         if base.has("cell_list") and not isinstance(node.slice, nodes.Slice):
             return _ANY_CELL  # `self.blocks[i]`: one of the cells (its Parameters are known by name)
-        if isinstance(node.slice, nodes.Const) and isinstance(node.slice.value, str) and _guessed_tensor(base):
+        if isinstance(node.slice, nodes.Const) and isinstance(node.slice.value, str) and _guessed_tensor(base) \
+                and not _annotated_input(node.value):
             # `img_metas[i]["scale"]`: no tensor takes a string key, so this input is a dict of
-            # metadata, and what it holds is unknown (a tensor, a number, a list)
+            # metadata, and what it holds is unknown (a tensor, a number, a list); an annotation
+            # (`cache: Dict[str, Tensor]`) says what it holds
             return OPAQUE
         if base.is_const and index.is_const:
             return (SHAPE if base.has("shape") else CONST) if not base.has("ndarray") else base
@@ -284,6 +286,20 @@ class ExpressionInterpreter:
         if index.is_var and index.has("bool") and not index.has("host"):
             tags = tags | {"dynamic"}  # x[mask]: one element per True
         return Value(kind, tags)
+
+
+def _annotated_input(node) -> bool:
+    """Whether the name under `img_metas[i]` or `img_metas` is an annotated parameter."""
+    while isinstance(node, (nodes.Subscript, nodes.Attribute)):
+        node = node.value if isinstance(node, nodes.Subscript) else node.expr
+    function = node.scope() if isinstance(node, nodes.Name) else None
+    if not isinstance(function, nodes.FunctionDef):
+        return False
+    args = function.args
+    named = list(zip(args.posonlyargs or [], args.posonlyargs_annotations or [])) + \
+        list(zip(args.args or [], args.annotations or [])) + \
+        list(zip(args.kwonlyargs or [], args.kwonlyargs_annotations or []))
+    return any(arg.name == node.name and annotation is not None for arg, annotation in named)
 
 
 _COMPARISONS = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
