@@ -271,6 +271,15 @@ def _array_call(operand, gf) -> Optional[nodes.Call]:
     return None
 
 
+def _argument_of(call: nodes.Call) -> Optional[nodes.Call]:
+    """The call that takes this call's result as an argument (`np.maximum(x, np.zeros(3))`), directly,
+    by keyword or inside a list or tuple display."""
+    parent = call.parent
+    while isinstance(parent, (nodes.List, nodes.Tuple, nodes.Keyword)):
+        parent = parent.parent
+    return parent if isinstance(parent, nodes.Call) and parent.func is not call else None
+
+
 def _given_a_mindspore_dtype(ctx: ModuleContext, call: nodes.Call, gf) -> bool:
     """`np.arange(n, dtype=x.dtype)` with a tensor's dtype, or `dtype=ms.float32`: NumPy cannot read a
     MindSpore dtype, so the call raises when it runs (checked on MindSpore 2.10, STRICT and LAX)."""
@@ -297,6 +306,7 @@ _MINDSPORE_DTYPES = frozenset({
 def check_call_in_graph(ctx: ModuleContext) -> Iterator[Finding]:
     allowed = set(ctx.config.allowed_constant_calls)
     mixed = {operand for _, _, operand in _arrays_meeting_tensors(ctx)}
+    on_tensors = {c for c, g, q in _external_calls(ctx) if not _typing_container(q) and _has_graph_input(ctx, c, g)}
     for call, gf, qualname in _external_calls(ctx):
         if _is_frozen(qualname) or _typing_container(qualname) or qualname in allowed \
                 or _has_variable_input(ctx, call, gf):
@@ -307,8 +317,8 @@ def check_call_in_graph(ctx: ModuleContext) -> Iterator[Finding]:
             continue
         if qualname.startswith("numpy.") and _given_a_mindspore_dtype(ctx, call, gf):
             continue  # NumPy raises (TypeError: Cannot interpret 'mindspore.float32' as a data type): nothing is folded
-        if call in mixed:
-            continue  # its array meets a graph tensor: MS102 reports that operator, one finding for one problem
+        if call in mixed or _argument_of(call) in on_tensors:
+            continue  # its result meets a graph tensor: MS102 reports that operator or call, one finding for one problem
         kind, source = _shape_source(ctx, call, gf)
         op = " / ".join(r for r in replacements_for(qualname) if r.startswith("mindspore.ops.")) or "the MindSpore op"
         if qualname.rsplit(".", 1)[-1] in _MINT_BUILDERS and op != "the MindSpore op":

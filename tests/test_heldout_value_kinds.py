@@ -66,10 +66,11 @@ class Mix(nn.Cell):
         m = np.zeros((3, 3))
         z = m + x
         k = np.eye(3)
-        return y, z, k
+        w = np.maximum(x, np.zeros((3, 3)))
+        return y, z, k, w
 """, select=("MS102", "MS103"))
-    # the operators are MS102's; the array builders that feed them get no MS103 of their own
-    assert codes_by_line(found) == {8: ["MS102"], 10: ["MS102"], 11: ["MS103"]}
+    # the operator and the call on a tensor are MS102's; the array builders that feed them get no MS103
+    assert codes_by_line(found) == {8: ["MS102"], 10: ["MS102"], 11: ["MS103"], 12: ["MS102"]}
 
 
 # -- class 3: a bound computed from a constant default Tensor argument ------------------------
