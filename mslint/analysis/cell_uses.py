@@ -18,6 +18,7 @@ built from strings), nothing is known and callers keep the module's programs.
 from __future__ import annotations
 
 import os
+import weakref
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
@@ -47,6 +48,7 @@ class Uses:
     other_modules: Set[str]  # modules that use the class some other way (build it, pass it, call net.<attribute>)
     constructions: List[nodes.Call] = field(default_factory=list)  # every `Cell(...)` found
     passed_around: bool = False  # the class is also named without being called (a registry, an argument)
+    outside: Optional[Set[str]] = None  # modules calling a holding's attribute from outside the parent (lazily)
 
     @property
     def held_only(self) -> bool:
@@ -78,7 +80,7 @@ class CellUses:
             return None
         model = project.project_for(path).programs()
         found: Set[str] = set()
-        for module in uses.other_modules:
+        for module in uses.other_modules | self.outside_calls(uses):
             found |= {p.path for p in model.compiling_programs(module)}
         for holding in uses.holdings:
             if not holding.calls and not holding.other_reads:
@@ -95,7 +97,7 @@ class CellUses:
         if not path or not os.path.isfile(path):
             return None
         model = project.project_for(os.path.abspath(path))
-        modules = model.mentioning(cell.name)
+        modules = model.mentioning(cell.name, os.path.abspath(path))
         if len(modules) > MAX_MODULES:
             return None
         holdings: List[Holding] = []
@@ -106,9 +108,8 @@ class CellUses:
             module = self.resolver.module_at(module_path)
             if module is None:
                 return None
-            for node in module.nodes_of_class((nodes.Name, nodes.Attribute)):
-                spelled = node.name if isinstance(node, nodes.Name) else node.attrname
-                if spelled != cell.name or _harmless_mention(node):
+            for node in _mentions(module, cell.name):
+                if _harmless_mention(node):
                     continue
                 call = node.parent if isinstance(node.parent, nodes.Call) and node.parent.func is node else None
                 if call is None or self.resolver.resolve_callable(node) is not cell:
@@ -124,9 +125,20 @@ class CellUses:
                     holdings.append(holding)
         if not holdings and not other:
             return None
-        for holding in holdings:
-            other |= self._outside_calls(holding, model)
         return Uses(holdings, other, constructions, passed_around)
+
+    def held_only(self, uses: Uses) -> bool:
+        """Every use is a parent that holds the cell and calls it only as `self.<attribute>(...)`."""
+        return uses.held_only and not any(h.other_reads for h in uses.holdings) and not self.outside_calls(uses)
+
+    def outside_calls(self, uses: Uses) -> Set[str]:
+        """The modules that call a holding's attribute from outside its parent (computed when asked)."""
+        if uses.outside is None:
+            uses.outside = set()
+            for holding in uses.holdings:
+                model = project.project_for(os.path.abspath(holding.parent.root().file or ""))
+                uses.outside |= self._outside_calls(holding, model)
+        return uses.outside
 
     def passed_numbers(self, cell: nodes.ClassDef, parameter: str) -> Optional[List[object]]:
         """The number each construction of `cell` passes for its `__init__` parameter `parameter`
@@ -170,17 +182,21 @@ class CellUses:
         if not isinstance(parent, nodes.ClassDef) or not self.classes.is_cell(parent):
             return None
         holding = Holding(parent, target.attrname)
-        for method in parent.mymethods():
-            if method.name == "__init__":
+        for node in _mentions(parent.root(), holding.attribute):
+            method = node.scope()
+            if not isinstance(node, nodes.Attribute) or not (isinstance(node.expr, nodes.Name)
+                                                             and node.expr.name == "self"):
                 continue
-            for node in method.nodes_of_class(nodes.Attribute):
-                if node.attrname != holding.attribute or not (isinstance(node.expr, nodes.Name)
-                                                              and node.expr.name == "self"):
-                    continue
-                if isinstance(node.parent, nodes.Call) and node.parent.func is node:
-                    holding.calls.append((node.parent, method))
-                else:
-                    holding.other_reads = True
+            if not isinstance(method, nodes.FunctionDef) or method.parent is not parent or method.name == "__init__":
+                continue  # (a nested function or lambda of a method counts as another read)
+            if isinstance(node.parent, nodes.Call) and node.parent.func is node:
+                holding.calls.append((node.parent, method))
+            else:
+                holding.other_reads = True
+        for node in _mentions(parent.root(), holding.attribute):
+            method = node.scope()
+            if _inside(node, parent) and not (isinstance(method, nodes.FunctionDef) and method.parent is parent):
+                holding.other_reads = True  # in a lambda or nested function of the parent
         return holding
 
     def _outside_calls(self, holding: Holding, model) -> Set[str]:
@@ -188,7 +204,7 @@ class CellUses:
         (`net.loss(out)`, or a subclass's `self.loss(...)`): the cell may be called there.  A call
         through an imported name (`np.roll(...)` for a cell held in `self.roll`) is not one."""
         found = set()
-        callers = model.attribute_callers(holding.attribute)
+        callers = model.attribute_callers(holding.attribute, os.path.abspath(holding.parent.root().file or ""))
         if len(callers) > MAX_MODULES:
             return set(callers)
         for path in callers:
@@ -196,9 +212,9 @@ class CellUses:
             if module is None:
                 found.add(path)
                 continue
-            for call in module.nodes_of_class(nodes.Call):
-                func = call.func
-                if not isinstance(func, nodes.Attribute) or func.attrname != holding.attribute \
+            for func in _mentions(module, holding.attribute):
+                call = func.parent
+                if not isinstance(func, nodes.Attribute) or not isinstance(call, nodes.Call) or call.func is not func \
                         or self.resolver.qualname(func) is not None or _inside(call, holding.parent):
                     continue
                 found.add(os.path.abspath(path))
@@ -213,6 +229,21 @@ def _inside(node, klass: nodes.ClassDef) -> bool:
             return True
         current = current.parent
     return False
+
+
+def _mentions(module: nodes.Module, name: str) -> List[nodes.NodeNG]:
+    """The Name and Attribute nodes of a module spelled `name` (one walk per module object: every
+    cell of every analysis asks)."""
+    found = _MENTIONS.get(module)
+    if found is None:
+        found = {}
+        for node in module.nodes_of_class((nodes.Name, nodes.Attribute)):
+            found.setdefault(node.name if isinstance(node, nodes.Name) else node.attrname, []).append(node)
+        _MENTIONS[module] = found
+    return found.get(name, [])
+
+
+_MENTIONS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def _harmless_mention(node) -> bool:

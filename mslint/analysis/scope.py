@@ -255,6 +255,7 @@ class GraphScope:
         self._bodies: Dict[tuple, FunctionBody] = {}
         self._through: Dict[tuple, str] = {}  # (call, target, self class) -> the stored value it calls
         self.cell_uses = cell_uses.CellUses(resolver, classes)
+        self._parent_runs: Dict[tuple, lattice.FunctionValues] = {}  # (parent method, parent class) -> its values
         if build:
             self._build()
 
@@ -481,14 +482,17 @@ class GraphScope:
         MindSpore compiles them.  Only for a cell whose every use is a parent that holds it and
         calls it (mslint.analysis.cell_uses): a cell a program also runs itself gets tensors."""
         uses = self.cell_uses.uses(root.self_class) if root.self_class is not None else None
-        if uses is None or not uses.held_only or any(h.other_reads for h in uses.holdings):
+        if uses is None or not self.cell_uses.held_only(uses):
             return {}
         calls = [(call, method, h.parent) for h in uses.holdings for call, method in h.calls]
         if not calls:
             return {}
         passed: Dict[str, List[lattice.Value]] = {}
         for call, method, parent in calls:
-            values = self.interpreter.run(method, lattice.root_params(method, self.resolver), parent)
+            values = self._parent_runs.get((method, parent))
+            if values is None:
+                values = self._parent_runs[(method, parent)] = self.interpreter.run(
+                    method, lattice.root_params(method, self.resolver), parent)
             for name, value in _bind_arguments(call, root.node, values, True).items():
                 passed.setdefault(name, []).append(value)
         return {name: lattice.join(*values) for name, values in passed.items()
