@@ -288,6 +288,7 @@ PRECISION_CLAIMS = [
 
 # -- Issue 26's value kinds -----------------------------------------------------------------------
 # What MindSpore does with the held-out review's minimal forms (tests/test_heldout_value_kinds.py):
+# - a sub-cell its parent holds but never calls is not compiled with the parent;
 # - a slice bound from `.asnumpy().item()` of a constant default Tensor argument, the argument left
 #   out, is a compile-time constant (static shape); passed a tensor, it is not (MS403 only then);
 # - a sub-cell input that the parent fills with an int from its __init__ is a Python int: STRICT
@@ -365,10 +366,37 @@ class Ar(nn.Cell):
         return x + ms.Tensor(np.arange(self.n, dtype=x.dtype))
 '''
 
+HELD_LOSS = '''
+import numpy as np
+import mindspore as ms
+from mindspore import nn
+
+
+class Loss(nn.Cell):
+    def construct(self, x):
+        return ms.Tensor(np.sum(x.asnumpy()))
+
+
+class Export(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Dense(2, 2)
+        self.loss = Loss()
+
+    def construct(self, x):
+        return self.fc(x)
+'''
+
 EIGHT = "ms.Tensor(np.ones(8, np.float32))"
 FIVE = "ms.Tensor(np.ones(5, np.float32))"
 
 VALUE_KIND_CLAIMS = [
+    # a sub-cell held but never called is not compiled with its parent: STRICT, which rejects
+    # `.asnumpy()`, compiles the parent; the sub-cell called alone is rejected
+    ("held-sub-cell-not-compiled-strict", HELD_LOSS, "Export()", "ms.Tensor(np.ones((1, 2), np.float32))", 1,
+     "strict", "runs"),
+    ("held-sub-cell-called-strict", HELD_LOSS, "Loss()", "ms.Tensor(np.ones((1, 2), np.float32))", 1, "strict",
+     "error: cannot get attributes asnumpy"),
     ("constant-default-tensor-bound-lax", SLIM, "Slim()", EIGHT, 1, "lax", "static shape"),
     ("passed-tensor-bound-lax", SLIM, "Slim()", EIGHT + ", ms.Tensor(0.5)", 1, "lax", "dynamic shape"),
     ("int-from-parent-strict", INT_FROM_PARENT, "Net()", "ms.Tensor(np.arange(4, dtype=np.float32))", 1, "strict",
