@@ -278,6 +278,36 @@ def _callers_literal(ctx: ModuleContext, padding) -> Optional[Literal]:
     return Literal(value, f"every call of {function.name}() in this module passes {padding.name}={value}")
 
 
+def _zero_for_every_construction(ctx: ModuleContext, padding) -> bool:
+    """`padding=ksize // 2` in a Cell's __init__ where every construction of the cell passes ksize=1
+    (mslint.analysis.cell_uses): the padding is 0 wherever the layer is built."""
+    names = [n for n in padding.nodes_of_class(nodes.Name)] if isinstance(padding, (nodes.Name, nodes.BinOp)) else []
+    init = padding.scope()
+    if len({n.name for n in names}) != 1 or not isinstance(init, nodes.FunctionDef) or init.name != "__init__" \
+            or not isinstance(init.parent, nodes.ClassDef) or names[0].name not in init.argnames():
+        return False
+    if any(n.name == names[0].name and not isinstance(n.parent, nodes.Arguments)
+           for n in init.nodes_of_class(nodes.AssignName)):
+        return False  # rebound before the layer is built
+    numbers = ctx.scope.cell_uses.passed_numbers(init.parent, names[0].name)
+    return bool(numbers) and all(_folded(padding, names[0].name, n) == 0 for n in numbers)
+
+
+def _folded(node, name: str, value):
+    """The number an expression of one name and literals gives for `name` = value (None if unknown)."""
+    if isinstance(node, nodes.Name):
+        return value if node.name == name else None
+    if isinstance(node, nodes.Const) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+        return node.value
+    if isinstance(node, nodes.BinOp) and node.op in ("//", "+", "-", "*"):
+        left, right = _folded(node.left, name, value), _folded(node.right, name, value)
+        if left is None or right is None or (node.op == "//" and right == 0):
+            return None
+        return {"//": lambda a, b: a // b, "+": lambda a, b: a + b, "-": lambda a, b: a - b,
+                "*": lambda a, b: a * b}[node.op](left, right)
+    return None
+
+
 def _string_padding(call: nodes.Call, name: str, resolver: Resolver):
     """(padding node, its literal) when a conv layer gets a string padding ("same", "valid")."""
     padding = _argument(call, "padding", _CONV_LAYERS[name][1])
@@ -313,7 +343,7 @@ def check_conv_padding(ctx: ModuleContext) -> Iterator[Finding]:
             )
             continue
         problem = _conv_padding_problem(call, name, ctx.resolver) or _padding_every_caller_sets(ctx, call, name)
-        if problem is None:
+        if problem is None or _zero_for_every_construction(ctx, problem[0]):
             continue
         padding, pad_mode = problem
         mode = pad_mode.value if pad_mode is not None else "same"

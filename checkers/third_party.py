@@ -23,7 +23,7 @@ from mslint.data import replacements_for
 from mslint.findings import Finding, shown
 from mslint.project.python_reach import reached_calls
 from mslint.rules import Rule, implements
-from mslint.analysis.scope import Hop, hop_text
+from mslint.analysis.scope import Hop, hop_text, local_bindings
 
 TENSOR_TO_NUMPY = Rule(
     "MS101", "tensor-to-numpy-in-graph", "error",
@@ -234,22 +234,79 @@ def check_call_on_tensor(ctx: ModuleContext) -> Iterator[Finding]:
                        "fails ('the inputs should be constant, but found variable'), LAX falls back to the Python "
                        f"interpreter and the gradient through it is zero{instead}")
         yield ctx.finding(CALL_ON_TENSOR, call, message, gf)
-    for binop, gf in ctx.graph_nodes(nodes.BinOp):
-        left, right = ctx.value(binop.left, gf), ctx.value(binop.right, gf)
-        for array, tensor in ((left, right), (right, left)):
-            if array.has("ndarray") and not array.is_var and is_graph_value(tensor) and not tensor.has("ndarray"):
-                yield ctx.finding(
-                    CALL_ON_TENSOR, binop,
-                    f"a NumPy array is combined with a graph tensor ('{binop.op}'): STRICT fails ('the inputs should "
-                    "be constant'), LAX fails in the operator; store the array as a Tensor in __init__",
-                    gf,
-                )
-                break
+    for binop, gf, _ in _arrays_meeting_tensors(ctx):
+        yield ctx.finding(
+            CALL_ON_TENSOR, binop,
+            f"a NumPy array is combined with a graph tensor ('{binop.op}'): STRICT fails ('the inputs should "
+            "be constant'), LAX fails in the operator; store the array as a Tensor in __init__",
+            gf,
+        )
+
+
+def _arrays_meeting_tensors(ctx: ModuleContext):
+    """(operator, graph function, the NumPy call that made the array) for each binary operator that
+    combines a constant NumPy array with a graph tensor (the call is None when the array operand is
+    not a call, or a name bound once to one, in the same function)."""
+    cached = ctx.memo.get("ms1.mixed")
+    if cached is None:
+        cached = []
+        for binop, gf in ctx.graph_nodes(nodes.BinOp):
+            left, right = ctx.value(binop.left, gf), ctx.value(binop.right, gf)
+            for operand, array, tensor in ((binop.left, left, right), (binop.right, right, left)):
+                if array.has("ndarray") and not array.is_var and is_graph_value(tensor) and not tensor.has("ndarray"):
+                    cached.append((binop, gf, _array_call(operand, gf)))
+                    break
+        ctx.memo["ms1.mixed"] = cached
+    return cached
+
+
+def _array_call(operand, gf) -> Optional[nodes.Call]:
+    """The call an operand is, or that the one assignment of a local name holds (`m = np.ones(3)`)."""
+    if isinstance(operand, nodes.Call):
+        return operand
+    bindings = local_bindings(operand, gf.node)
+    if len(bindings) == 1 and isinstance(bindings[0].parent, nodes.Assign) \
+            and isinstance(bindings[0].parent.value, nodes.Call) and bindings[0].parent.targets == [bindings[0]]:
+        return bindings[0].parent.value
+    return None
+
+
+def _argument_of(call: nodes.Call) -> Optional[nodes.Call]:
+    """The call that takes this call's result as an argument (`np.maximum(x, np.zeros(3))`), directly,
+    by keyword or inside a list or tuple display."""
+    parent = call.parent
+    while isinstance(parent, (nodes.List, nodes.Tuple, nodes.Keyword)):
+        parent = parent.parent
+    return parent if isinstance(parent, nodes.Call) and parent.func is not call else None
+
+
+def _given_a_mindspore_dtype(ctx: ModuleContext, call: nodes.Call, gf) -> bool:
+    """`np.arange(n, dtype=x.dtype)` with a tensor's dtype, or `dtype=ms.float32`: NumPy cannot read a
+    MindSpore dtype, so the call raises when it runs (checked on MindSpore 2.10, STRICT and LAX)."""
+    for keyword in call.keywords or ():
+        if keyword.arg != "dtype":
+            continue
+        value = keyword.value
+        if isinstance(value, nodes.Attribute) and value.attrname == "dtype":
+            owner = ctx.value(value.expr, gf)
+            if owner.has("tensor") and not owner.tags & {"ndarray", "host"}:
+                return True
+        qualname = ctx.qualname(value) or ""
+        if qualname.startswith("mindspore.") and qualname.rsplit(".", 1)[-1] in _MINDSPORE_DTYPES:
+            return True
+    return False
+
+
+_MINDSPORE_DTYPES = frozenset({
+    "float16", "float32", "float64", "bfloat16", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+    "uint64", "bool_", "complex64", "complex128", "float_", "int_", "uint", "half", "single", "double"})
 
 
 @implements(CALL_IN_GRAPH)
 def check_call_in_graph(ctx: ModuleContext) -> Iterator[Finding]:
     allowed = set(ctx.config.allowed_constant_calls)
+    mixed = {operand for _, _, operand in _arrays_meeting_tensors(ctx)}
+    on_tensors = {c for c, g, q in _external_calls(ctx) if not _typing_container(q) and _has_graph_input(ctx, c, g)}
     for call, gf, qualname in _external_calls(ctx):
         if _is_frozen(qualname) or _typing_container(qualname) or qualname in allowed \
                 or _has_variable_input(ctx, call, gf):
@@ -258,6 +315,10 @@ def check_call_in_graph(ctx: ModuleContext) -> Iterator[Finding]:
             continue  # np.float32(1.0): a typed constant
         if _harmless_constant_call(ctx, call, gf, qualname):
             continue
+        if qualname.startswith("numpy.") and _given_a_mindspore_dtype(ctx, call, gf):
+            continue  # NumPy raises (TypeError: Cannot interpret 'mindspore.float32' as a data type): nothing is folded
+        if call in mixed or _argument_of(call) in on_tensors:
+            continue  # its result meets a graph tensor: MS102 reports that operator or call, one finding for one problem
         kind, source = _shape_source(ctx, call, gf)
         op = " / ".join(r for r in replacements_for(qualname) if r.startswith("mindspore.ops.")) or "the MindSpore op"
         if qualname.rsplit(".", 1)[-1] in _MINT_BUILDERS and op != "the MindSpore op":

@@ -289,10 +289,135 @@ PRECISION_CLAIMS = [
 ]
 
 
+# -- Issue 26's value kinds -----------------------------------------------------------------------
+# What MindSpore does with the held-out review's minimal forms (tests/test_heldout_value_kinds.py):
+# - a sub-cell its parent holds but never calls is not compiled with the parent;
+# - a slice bound from `.asnumpy().item()` of a constant default Tensor argument, the argument left
+#   out, is a compile-time constant (static shape); passed a tensor, it is not (MS403 only then);
+# - a sub-cell input that the parent fills with an int from its __init__ is a Python int: STRICT
+#   compiles `math.log(math.e, n)` and `np.roll(range(n), 1)` on it; given a tensor, STRICT fails;
+# - a NumPy draw sized by the length of converted data runs on every call in LAX (not frozen: no MS104);
+# - a NumPy call given a MindSpore dtype raises in STRICT and LAX (nothing is folded: no MS103).
+
+SLIM = '''
+import mindspore as ms
+from mindspore import nn, Tensor
+
+
+class Slim(nn.Cell):
+    def construct(self, x, w=Tensor(1.0)):
+        w = w.asnumpy().item()
+        return x[:int(4 * w)]
+'''
+
+INT_FROM_PARENT = '''
+import math
+
+import numpy as np
+import mindspore as ms
+from mindspore import nn
+
+
+class Depth(nn.Cell):
+    def construct(self, sample, depth_num):
+        return sample * math.log(math.e, depth_num)
+
+
+class Roll(nn.Cell):
+    def construct(self, x, *args):
+        n, qs = args[0]
+        return x[ms.Tensor(np.roll(range(n), 1))]
+
+
+class Net(nn.Cell):
+    def __init__(self, n_qubit=4, depth=8):
+        super().__init__()
+        self.n_qubit = n_qubit
+        self.depth = depth
+        self.roll = Roll()
+        self.dep = Depth()
+
+    def construct(self, x):
+        return self.dep(self.roll(x, (self.n_qubit, 2)), self.depth)
+'''
+
+DRAW_SIZED_BY_DATA = '''
+import numpy as np
+import mindspore as ms
+from mindspore import nn
+
+
+class Pick(nn.Cell):
+    def construct(self, pos_mask):
+        pos = pos_mask.asnumpy()
+        c_len = len(list(np.where(pos > 0)[0]))
+        return ms.Tensor(np.random.permutation(c_len))
+'''
+
+NUMPY_WITH_MINDSPORE_DTYPE = '''
+import numpy as np
+import mindspore as ms
+from mindspore import nn
+
+
+class Ar(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.n = 5
+
+    def construct(self, x):
+        return x + ms.Tensor(np.arange(self.n, dtype=x.dtype))
+'''
+
+HELD_LOSS = '''
+import numpy as np
+import mindspore as ms
+from mindspore import nn
+
+
+class Loss(nn.Cell):
+    def construct(self, x):
+        return ms.Tensor(np.sum(x.asnumpy()))
+
+
+class Export(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Dense(2, 2)
+        self.loss = Loss()
+
+    def construct(self, x):
+        return self.fc(x)
+'''
+
+EIGHT = "ms.Tensor(np.ones(8, np.float32))"
+FIVE = "ms.Tensor(np.ones(5, np.float32))"
+
+VALUE_KIND_CLAIMS = [
+    # a sub-cell held but never called is not compiled with its parent: STRICT, which rejects
+    # `.asnumpy()`, compiles the parent; the sub-cell called alone is rejected
+    ("held-sub-cell-not-compiled-strict", HELD_LOSS, "Export()", "ms.Tensor(np.ones((1, 2), np.float32))", 1,
+     "strict", "runs"),
+    ("held-sub-cell-called-strict", HELD_LOSS, "Loss()", "ms.Tensor(np.ones((1, 2), np.float32))", 1, "strict",
+     "error: cannot get attributes asnumpy"),
+    ("constant-default-tensor-bound-lax", SLIM, "Slim()", EIGHT, 1, "lax", "static shape"),
+    ("passed-tensor-bound-lax", SLIM, "Slim()", EIGHT + ", ms.Tensor(0.5)", 1, "lax", "dynamic shape"),
+    ("int-from-parent-strict", INT_FROM_PARENT, "Net()", "ms.Tensor(np.arange(4, dtype=np.float32))", 1, "strict",
+     {"holds": "np.allclose(out.asnumpy(), np.array([3, 0, 1, 2]) / np.log(8))"}),
+    ("tensor-into-math-log-strict", INT_FROM_PARENT, "Depth()", "ms.Tensor(np.ones(2, np.float32)), ms.Tensor(8.0)",
+     1, "strict", "error: the inputs should be constant, but found variable"),
+    ("draw-sized-by-converted-data-lax", DRAW_SIZED_BY_DATA, "Pick()", LABELS, 1, "lax", "varies"),
+    ("numpy-with-mindspore-dtype-strict", NUMPY_WITH_MINDSPORE_DTYPE, "Ar()", FIVE, 1, "strict",
+     "error: Cannot interpret 'mindspore.float32' as a data type"),
+    ("numpy-with-mindspore-dtype-lax", NUMPY_WITH_MINDSPORE_DTYPE, "Ar()", FIVE, 1, "lax",
+     "error: Cannot interpret 'mindspore.float32' as a data type"),
+]
+
+
 def _precision_jobs():
     return [{"id": f"precision-{claim_id}", "source": textwrap.dedent(source).lstrip(), "mode": mode,
              "drive": {"cell": cell, "args": args, "calls": calls}, "outcome": outcome}
-            for claim_id, source, cell, args, calls, mode, outcome in PRECISION_CLAIMS]
+            for claim_id, source, cell, args, calls, mode, outcome in PRECISION_CLAIMS + VALUE_KIND_CLAIMS]
 
 
 # -- Issue 26's training-setup decisions --------------------------------------------------------

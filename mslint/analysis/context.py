@@ -212,7 +212,7 @@ class ModuleContext:
             condition = gf.compiled_only_when  # the call that reaches the helper is in such a branch
         if condition:
             message = f"{message} ({condition})"
-        note = program_note(path) if gf is not None and not gf.graph_mode_only else None
+        note = (gf.program_note or program_note(path)) if gf is not None and not gf.graph_mode_only else None
         if note:  # programs with different modes reach this module: say which one compiles it
             message = f"{message} ({note})"
         found = finding_at(rule, node, message, path, reach, fix)  # fix: a mslint.fixes.Fix, or None

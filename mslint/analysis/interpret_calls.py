@@ -138,6 +138,8 @@ class CallInterpreter:
                     return guarded
             if last in _CONST_BUILTINS:
                 if last == "len":
+                    if args and args[0].is_var and args[0].has("host"):
+                        return HOST  # len(pos.tolist()): counted at run time, by the interpreter
                     return DYNAMIC_SCALAR if args and args[0].has("dynamic") else SHAPE
                 if last == "range" and any(is_graph_value(a) for a in args):
                     # range(len(neg)) of a dynamic-shape tensor: its bounds are known only at run time

@@ -10,11 +10,11 @@ from astroid import nodes
 
 from mslint.project import mindspore_names as msn
 from mslint.project import resolve
-from mslint.analysis.lattice import (BOOL_TENSOR, CONST, CONST_BOOL_TENSOR, DYNAMIC_SCALAR, FunctionValues, HOST,
+from mslint.analysis.lattice import (BOOL_TENSOR, CONST, CONST_BOOL_TENSOR, DYNAMIC_SCALAR, FunctionValues, HOST, OPAQUE,
                                      Kind, PARAMETER, SHAPE, UNKNOWN, VAR_TENSOR, Value, _ANY_CELL,
                                      _CELL_PARAMETERS, _OPAQUE_BOOL, _SHAPE_NAMES, _SIZE_ATTRIBUTES,
                                      _STATIC_ATTRIBUTES, _all_variables_have, _compare_on_default, _default_params,
-                                     _host_tags, _inverted, _module_literal, _negated_default, host_result,
+                                     _guessed_tensor, _host_tags, _inverted, _module_literal, _negated_default, host_result,
                                      is_self_attribute, iteration_value, join, join_args, known_number, literal, number_value,
                                      truth_value)
 
@@ -271,6 +271,12 @@ class ExpressionInterpreter:
                 return UNKNOWN
         if base.has("cell_list") and not isinstance(node.slice, nodes.Slice):
             return _ANY_CELL  # `self.blocks[i]`: one of the cells (its Parameters are known by name)
+        if isinstance(node.slice, nodes.Const) and isinstance(node.slice.value, str) and _guessed_tensor(base) \
+                and not _annotated_input(node.value):
+            # `img_metas[i]["scale"]`: no tensor takes a string key, so this input is a dict of
+            # metadata, and what it holds is unknown (a tensor, a number, a list); an annotation
+            # (`cache: Dict[str, Tensor]`) says what it holds
+            return OPAQUE
         if base.is_const and index.is_const:
             return (SHAPE if base.has("shape") else CONST) if not base.has("ndarray") else base
         kind = Kind(max(base.kind, index.kind))
@@ -280,6 +286,20 @@ class ExpressionInterpreter:
         if index.is_var and index.has("bool") and not index.has("host"):
             tags = tags | {"dynamic"}  # x[mask]: one element per True
         return Value(kind, tags)
+
+
+def _annotated_input(node) -> bool:
+    """Whether the name under `img_metas[i]` or `img_metas` is an annotated parameter."""
+    while isinstance(node, (nodes.Subscript, nodes.Attribute)):
+        node = node.value if isinstance(node, nodes.Subscript) else node.expr
+    function = node.scope() if isinstance(node, nodes.Name) else None
+    if not isinstance(function, nodes.FunctionDef):
+        return False
+    args = function.args
+    named = list(zip(args.posonlyargs or [], args.posonlyargs_annotations or [])) + \
+        list(zip(args.args or [], args.annotations or [])) + \
+        list(zip(args.kwonlyargs or [], args.kwonlyargs_annotations or []))
+    return any(arg.name == node.name and annotation is not None for arg, annotation in named)
 
 
 _COMPARISONS = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,

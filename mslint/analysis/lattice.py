@@ -863,9 +863,37 @@ def _param_value(name: str, default, annotation, resolver: resolve.Resolver) -> 
             return CONST  # `dims: Tuple[int, int]`, `sizes: Mapping[str, int]`: Python numbers, folded when compiled
     if isinstance(default, nodes.Const) and default.value is not None:
         return unknown_default(literal(default), name, default)  # `training=False`, `k=3`: chosen by the caller
+    if _constant_tensor(default, resolver):
+        # `w=Tensor(1.0)`: a constant tensor when the caller leaves it out (`net(x)`), which is how a
+        # program calls a top cell; its shape and `w.asnumpy().item()` are then compile-time constants
+        return CONST_TENSOR
     if isinstance(default, nodes.Const):  # `past_key_values=None`: a tensor, or None when left out
         return VAR_TENSOR.with_tags(f"{_NONE_DEFAULT_TAG}{name}")
     return VAR_TENSOR
+
+
+CONST_TENSOR = Value(Kind.CONST, frozenset({"tensor"}))
+
+
+def _constant_tensor(node, resolver: resolve.Resolver) -> bool:
+    """`Tensor(1.0)`, `ms.Tensor([1, 2], ms.float32)`: a MindSpore tensor built from literals only."""
+    if not isinstance(node, nodes.Call) or resolver.qualname(node.func) not in msn.TENSOR_CLASSES:
+        return False
+    return bool(node.args or node.keywords) and all(
+        _literal_data(argument, resolver) for argument in list(node.args) + [k.value for k in node.keywords or ()])
+
+
+def _literal_data(node, resolver: resolve.Resolver) -> bool:
+    """A literal, a list or tuple of them, or a dtype named from MindSpore or NumPy."""
+    if isinstance(node, nodes.Const):
+        return True
+    if isinstance(node, nodes.UnaryOp) and node.op == "-":
+        return isinstance(node.operand, nodes.Const)
+    if isinstance(node, (nodes.List, nodes.Tuple)):
+        return all(_literal_data(element, resolver) for element in node.elts)
+    if isinstance(node, (nodes.Attribute, nodes.Name)):
+        return (resolver.qualname(node) or "").split(".")[0] in ("mindspore", "numpy")
+    return False
 
 
 def _pairs(builtin: str, args) -> Value:

@@ -17,10 +17,11 @@ from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 
 from astroid import nodes
 
-from mslint.analysis import lattice, parent_cells, stored_callables
+from mslint.analysis import cell_uses, lattice, parent_cells, stored_callables
 from mslint.analysis.interpreter import Interpreter
 from mslint.project import mindspore_names as msn
 from mslint.project.classes import ClassIndex, call_arguments, is_static_method, keyword_value
+from mslint.project.index import project_for
 from mslint.project.resolve import Resolver, assigned_values
 
 MAX_GRAPH_FUNCTIONS = 5000  # a bound on the closure, so a huge call graph cannot hang the run
@@ -60,6 +61,8 @@ class GraphFunction:
     # 'only compiled when the caller passes use_mask other than its default False' when every
     # call that reaches this function sits in a branch a root's default leaves out
     compiled_only_when: Optional[str] = None
+    # 'compiled by export.py; ...' when only some of the programs that reach the module call its root
+    program_note: Optional[str] = None
 
     @property
     def is_root(self) -> bool:
@@ -251,6 +254,8 @@ class GraphScope:
         self._bound: Dict[tuple, Optional[bool]] = {}
         self._bodies: Dict[tuple, FunctionBody] = {}
         self._through: Dict[tuple, str] = {}  # (call, target, self class) -> the stored value it calls
+        self.cell_uses = cell_uses.CellUses(resolver, classes)
+        self._parent_runs: Dict[tuple, lattice.FunctionValues] = {}  # (parent method, parent class) -> its values
         if build:
             self._build()
 
@@ -328,11 +333,14 @@ class GraphScope:
             if jit_decorator is None and self.graph_mode == "never":
                 continue
             strict = self.strict if jit_decorator is None else self._decorator_strict(jit_decorator)
+            compiled_by = self._programs_calling(cls) if jit_decorator is None else None
             for name in ("construct", "bprop"):
                 method = self.classes.lookup_method(cls, name)
                 if method is not None and not self.classes.is_constexpr(method):
                     root = self._make(method, cls, name, (), strict)
-                    if jit_decorator is None and not self.constructs_compiled():
+                    root.program_note = compiled_by[1] if compiled_by else None
+                    if jit_decorator is None and (not self.constructs_compiled()
+                                                  or (compiled_by is not None and not compiled_by[0])):
                         root.graph_mode_only = True
                         deferred.append(root)
                     else:
@@ -348,6 +356,23 @@ class GraphScope:
             if root is not None:
                 yield root
         yield from deferred
+
+    def _programs_calling(self, cls: nodes.ClassDef) -> Optional[Tuple[FrozenSet[str], Optional[str]]]:
+        """(the programs that compile the cell's construct, the note that names them) when programs
+        of both kinds, GRAPH and PyNative, reach this module and the cell's uses are known
+        (mslint.analysis.cell_uses): a cell that is only held, never called, is compiled by no
+        program; None otherwise (library code, a module only programs that may compile it reach,
+        or uses the analysis cannot follow: every program that reaches the module counts)."""
+        path = self.module.file
+        if self.graph_mode != "auto" or not self.constructs_compiled() or not path or cls.root() is not self.module:
+            return None
+        programs = project_for(path).programs()
+        if programs.mixed_note(path) is None:
+            return None  # library code, or only programs that may compile it: checked as graph code
+        compiling = self.cell_uses.compiling_programs(cls)
+        if compiling is None:
+            return None
+        return compiling, programs.note_for(path, compiling)
 
     def _jit_call_root(self, call: nodes.Call) -> Optional[GraphFunction]:
         func = call.func
@@ -402,11 +427,12 @@ class GraphScope:
         return isinstance(mode, nodes.Const) and mode.value in ("bytecode", "trace") and not self._decorator_strict(decorator)
 
     # -- closure -----------------------------------------------------------------------
-    def _make(self, function, self_class, kind, reach, strict, assumed_cell: Optional[str] = None) -> GraphFunction:
+    def _make(self, function, self_class, kind, reach, strict, assumed_cell: Optional[str] = None,
+              program_note: Optional[str] = None) -> GraphFunction:
         if assumed_cell is None and self_class is not None and getattr(function, "name", None) in ("construct", "bprop"):
             assumed_cell = self.classes.assumed_cell(self_class)
         return GraphFunction(function, self_class, function_display(function, self_class), reach, strict, kind,
-                             assumed_cell=assumed_cell)
+                             assumed_cell=assumed_cell, program_note=program_note)
 
     def _build(self) -> None:
         """The closure from every root.  Roots compiled in any mode are followed first, so a
@@ -425,6 +451,7 @@ class GraphScope:
             params = lattice.root_params(root.node, self.resolver) if not isinstance(root.node, nodes.Lambda) else {}
             if root.kind == "construct":
                 params.update(self._host_inputs_from_parents(root))
+                params.update(self._inputs_every_parent_passes(root))
             self._register(root, params)
             defaulted.add(key)
             queue.append(key)
@@ -448,6 +475,28 @@ class GraphScope:
                 passed.setdefault(name, []).append(value)
         return {name: lattice.join(*values) for name, values in passed.items()
                 if len(values) == calls and all(value.is_var and value.has("host") for value in values)}
+
+    def _inputs_every_parent_passes(self, root: GraphFunction) -> Dict[str, lattice.Value]:
+        """The inputs of a sub-cell's construct that every call of it passes as a constant (a Python
+        int from the parent's `__init__`, a shape number, a literal): constants here too, as
+        MindSpore compiles them.  Only for a cell whose every use is a parent that holds it and
+        calls it (mslint.analysis.cell_uses): a cell a program also runs itself gets tensors."""
+        uses = self.cell_uses.uses(root.self_class) if root.self_class is not None else None
+        if uses is None or not self.cell_uses.held_only(uses):
+            return {}
+        calls = [(call, method, h.parent) for h in uses.holdings for call, method in h.calls]
+        if not calls:
+            return {}
+        passed: Dict[str, List[lattice.Value]] = {}
+        for call, method, parent in calls:
+            values = self._parent_runs.get((method, parent))
+            if values is None:
+                values = self._parent_runs[(method, parent)] = self.interpreter.run(
+                    method, lattice.root_params(method, self.resolver), parent)
+            for name, value in _bind_arguments(call, root.node, values, True).items():
+                passed.setdefault(name, []).append(value)
+        return {name: lattice.join(*values) for name, values in passed.items()
+                if len(values) == len(calls) and all(value.is_const for value in values)}
 
     def _mark_compiled_only_when(self) -> None:
         """A function whose every call sits in a branch that a root's default leaves out (or in
@@ -502,7 +551,8 @@ class GraphScope:
                         self.incomplete = True
                         continue
                     hop = _hop(gf, call, self._through.get((call, target, self_class)))
-                    callee = self._make(target, self_class, "called", gf.reach + (hop,), gf.strict, gf.assumed_cell)
+                    callee = self._make(target, self_class, "called", gf.reach + (hop,), gf.strict, gf.assumed_cell,
+                                        gf.program_note)
                     callee.graph_mode_only = gf.graph_mode_only
                     self._register(callee, params)
                     queue.append(target_key)

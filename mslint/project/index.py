@@ -127,6 +127,8 @@ class Project:
         self._importers: Optional[Dict[str, Set[str]]] = None
         self._converting: Optional[Dict[str, FrozenSet[str]]] = None
         self._attribute_writes: Dict[str, bool] = {}
+        self._listings: Dict[str, List[str]] = {}
+        self._identifier_files: Optional[Dict[bytes, List[str]]] = None
 
     # -- files -------------------------------------------------------------------------------
     def files(self) -> List[str]:
@@ -175,6 +177,53 @@ class Project:
         return self._searched("flag:" + name, rb"add_flags(?:_recursive)?\s*\([^)]*\b" + re.escape(name.encode())
                               + rb"\s*=|setattr\s*\([^)]*[\"']" + re.escape(name.encode()) + rb"[\"']",
                               needles=(b"add_flags", b"setattr"))
+
+    def mentioning(self, name: str, module: str) -> List[str]:
+        """The project files that may use the class `name` of `module`: the module itself and the
+        files that import it (directly or through others) whose text holds the identifier (sorted).
+        A running analysis records the question and its answer (the result cache asks it again)."""
+        return self._listed(f"mentions:{name}@{module}", rb"(?<![\w.])" + re.escape(name.encode()) + rb"(?!\w)",
+                            name.encode(), module)
+
+    def attribute_callers(self, name: str, module: str) -> List[str]:
+        """The files among `module` and its importers whose text calls an attribute `name`
+        (`net.loss(...)`, `self.loss(...)`)."""
+        return self._listed(f"calls:{name}@{module}", rb"\.[ \t]*" + re.escape(name.encode()) + rb"[ \t]*\(",
+                            name.encode(), module)
+
+    def answer(self, key: str):
+        """A recorded project-wide search asked again (the result cache checks its entries so)."""
+        if key.startswith("flag:"):
+            return self.sets_flag(key[5:])
+        for prefix, search in (("mentions:", self.mentioning), ("calls:", self.attribute_callers)):
+            if key.startswith(prefix):
+                name, _, module = key[len(prefix):].partition("@")
+                return search(name, module)
+        return self.writes_attribute(key)
+
+    def _listed(self, key: str, pattern: bytes, needle: bytes, module: str) -> List[str]:
+        if key not in self._listings:
+            compiled = re.compile(pattern)
+            found = []
+            candidates = self._files_with_identifier(needle)
+            users = set(self.all_importers(module)) | {module} if candidates else set()
+            for file in candidates:
+                if file in users and compiled.search(self.text(file) or b""):
+                    found.append(file)
+            self._listings[key] = found
+        if module_files.HOOKS.log is not None:
+            module_files.HOOKS.log.searches[(self.root, key)] = list(self._listings[key])
+        return list(self._listings[key])
+
+    def _files_with_identifier(self, name: bytes) -> List[str]:
+        """The project files whose text holds the identifier `name` (one pass over the texts, the
+        first time a search asks)."""
+        if self._identifier_files is None:
+            self._identifier_files = {}
+            for file in self.files():
+                for word in set(_IDENTIFIER.findall(self.text(file) or b"")):
+                    self._identifier_files.setdefault(word, []).append(file)
+        return self._identifier_files.get(name, [])
 
     def _searched(self, key: str, pattern: bytes, needles: Tuple[bytes, ...] = ()) -> bool:
         """Whether some project file matches `pattern` (memoised under `key`); a running

@@ -83,7 +83,8 @@ class ReadLog:
         self.lookups: Dict[Tuple[str, str], Optional[str]] = {}
         self.names: Dict[str, set] = {}  # module file -> top-level names looked up in it
         self.whole: set = set()  # module files read as a whole
-        self.searches: Dict[Tuple[str, str], bool] = {}  # (project root, name) -> some file writes X.name
+        # (project root, key) -> the answer of a project-wide search (mslint.project.index.Project.answer)
+        self.searches: Dict[Tuple[str, str], object] = {}
 
     def merge(self, other: "ReadLog") -> None:
         self.files |= other.files

@@ -81,6 +81,16 @@ class ProgramModel:
         mixed = self.mixed_note(path)
         return f"|{mixed}" if mixed else ""
 
+    def note_for(self, path: str, compiling: FrozenSet[str]) -> Optional[str]:
+        """The note of `mixed_note` for a cell that only the programs at the paths `compiling`
+        compile (mslint.analysis.cell_uses): None when every program that reaches the module does."""
+        programs = self.programs_of(path)
+        chosen = [p for p in self.programs if p.path in compiling]
+        if not chosen or {p.path for p in programs} <= compiling or self.mixed_note(path) is None:
+            return None
+        more = f" and {len(chosen) - 1} more" if len(chosen) > 1 else ""
+        return f"compiled by {os.path.relpath(chosen[0].path, self.root)}{more}; not by PyNative programs"
+
     def mixed_note(self, path: str) -> Optional[str]:
         """'compiled by graph_app/train.py (GRAPH)' when a PyNative-only program also reaches the
         module: the finding then says which program compiles it."""

@@ -253,7 +253,7 @@ class ResultCache:
 
             for root, name, expected in entry["searches"]:
                 model = project_at(root)
-                answer = model.sets_flag(name[5:]) if name.startswith("flag:") else model.writes_attribute(name)
+                answer = model.answer(name)
                 if answer != expected:
                     return None
         try:
@@ -268,7 +268,7 @@ class ResultCache:
               searches: Optional[Dict[Tuple[str, str], bool]] = None) -> None:
         """`names_read`: the top-level names the analysis looked up in each module; a module
         in `whole_read`, or with no entry in `names_read` when that is None, counts whole.
-        `searches`: (project root, name) -> whether some file writes `X.name = ...`."""
+        `searches`: (project root, key) -> the answer of a project-wide search (Project.answer)."""
         absolute = os.path.abspath(path)
         whole = set(whole_read or ())
         if names_read is None:

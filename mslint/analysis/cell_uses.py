@@ -1,0 +1,261 @@
+"""Where a Cell class is built and called across the project, and so which programs compile it.
+
+Any Cell's `construct` is a graph root, but a program compiles it only if it calls it: as the
+network it runs, or as a sub-cell that a compiled parent calls in its own graph code.  A cell
+that a parent merely holds (`self.loss = Loss()` in `__init__`, never called in `construct`) is
+not compiled with that parent.  This module finds, with a text search first and astroid only on
+the modules that name the class:
+
+- the holdings: `self.<attribute> = Cell(...)` in a parent Cell's `__init__`, with the calls of
+  `self.<attribute>(...)` in the parent's other methods;
+- every other use of the class (a program builds it, a factory returns it, a list holds it):
+  the programs that reach that module may compile it.
+
+A call of the attribute from anywhere else (`net.loss(out)` in a training script) counts as a
+use in that module.  When the class is not named anywhere the analysis can follow (a registry
+built from strings), nothing is known and callers keep the module's programs.
+"""
+from __future__ import annotations
+
+import os
+import weakref
+from dataclasses import dataclass, field
+from typing import Dict, FrozenSet, List, Optional, Set, Tuple
+
+from astroid import nodes
+
+from mslint.project import index as project
+from mslint.project.classes import ClassIndex
+from mslint.project.resolve import Resolver
+
+MAX_MODULES = 40  # modules naming one class that are read; past that, the uses are not followed
+MAX_DEPTH = 6  # parents followed up from a cell
+
+
+@dataclass
+class Holding:
+    """A parent Cell that stores an instance of the cell in `self.<attribute>` in its __init__."""
+
+    parent: nodes.ClassDef
+    attribute: str
+    calls: List[Tuple[nodes.Call, nodes.FunctionDef]] = field(default_factory=list)  # self.<attribute>(...)
+    other_reads: bool = False  # self.<attribute> used some other way outside __init__
+
+
+@dataclass
+class Uses:
+    holdings: List[Holding]
+    other_modules: Set[str]  # modules that use the class some other way (build it, pass it, call net.<attribute>)
+    constructions: List[nodes.Call] = field(default_factory=list)  # every `Cell(...)` found
+    passed_around: bool = False  # the class is also named without being called (a registry, an argument)
+    outside: Optional[Set[str]] = None  # modules calling a holding's attribute from outside the parent (lazily)
+
+    @property
+    def held_only(self) -> bool:
+        return bool(self.holdings) and not self.other_modules
+
+
+class CellUses:
+    """The uses of Cell classes, seen from one analysis (memoised per class)."""
+
+    def __init__(self, resolver: Resolver, classes: ClassIndex):
+        self.resolver = resolver
+        self.classes = classes
+        self._uses: Dict[nodes.ClassDef, Optional[Uses]] = {}
+
+    def uses(self, cell: nodes.ClassDef) -> Optional[Uses]:
+        """Where the project builds `cell`; None when that is not known (not named anywhere, or in
+        too many modules to read)."""
+        if cell not in self._uses:
+            self._uses[cell] = None  # (a recursion guard)
+            self._uses[cell] = self._find(cell)
+        return self._uses[cell]
+
+    def compiling_programs(self, cell: nodes.ClassDef, _depth: int = 0) -> Optional[FrozenSet[str]]:
+        """The paths of the programs that compile `cell`'s construct (programs that may run GRAPH_MODE,
+        reaching a use of it that calls it); None when its uses are not known."""
+        path = cell.root().file
+        uses = self.uses(cell) if path and _depth <= MAX_DEPTH else None
+        if uses is None:
+            return None
+        model = project.project_for(path).programs()
+        found: Set[str] = set()
+        for module in uses.other_modules | self.outside_calls(uses):
+            found |= {p.path for p in model.compiling_programs(module)}
+        for holding in uses.holdings:
+            if not holding.calls and not holding.other_reads:
+                continue  # held, never called: compiled with no parent
+            above = self.compiling_programs(holding.parent, _depth + 1)
+            if above is None:
+                above = frozenset(p.path for p in model.compiling_programs(holding.parent.root().file or ""))
+            found |= above
+        return frozenset(found)
+
+    # -- finding the uses ---------------------------------------------------------------------
+    def _find(self, cell: nodes.ClassDef) -> Optional[Uses]:
+        path = cell.root().file
+        if not path or not os.path.isfile(path):
+            return None
+        model = project.project_for(os.path.abspath(path))
+        modules = model.mentioning(cell.name, os.path.abspath(path))
+        if len(modules) > MAX_MODULES:
+            return None
+        holdings: List[Holding] = []
+        other: Set[str] = set()
+        constructions: List[nodes.Call] = []
+        passed_around = False
+        for module_path in modules:
+            module = self.resolver.module_at(module_path)
+            if module is None:
+                return None
+            for node in _mentions(module, cell.name):
+                if _harmless_mention(node):
+                    continue
+                call = node.parent if isinstance(node.parent, nodes.Call) and node.parent.func is node else None
+                if call is None or self.resolver.resolve_callable(node) is not cell:
+                    if call is None or self.resolver.resolve_callable(node) is None:
+                        other.add(os.path.abspath(module_path))  # passed around, or a name not followed
+                        passed_around = True
+                    continue
+                constructions.append(call)
+                holding = self._holding(call)
+                if holding is None:
+                    other.add(os.path.abspath(module_path))
+                else:
+                    holdings.append(holding)
+        if not holdings and not other:
+            return None
+        return Uses(holdings, other, constructions, passed_around)
+
+    def held_only(self, uses: Uses) -> bool:
+        """Every use is a parent that holds the cell and calls it only as `self.<attribute>(...)`."""
+        return uses.held_only and not any(h.other_reads for h in uses.holdings) and not self.outside_calls(uses)
+
+    def outside_calls(self, uses: Uses) -> Set[str]:
+        """The modules that call a holding's attribute from outside its parent (computed when asked)."""
+        if uses.outside is None:
+            uses.outside = set()
+            for holding in uses.holdings:
+                model = project.project_for(os.path.abspath(holding.parent.root().file or ""))
+                uses.outside |= self._outside_calls(holding, model)
+        return uses.outside
+
+    def passed_numbers(self, cell: nodes.ClassDef, parameter: str) -> Optional[List[object]]:
+        """The number each construction of `cell` passes for its `__init__` parameter `parameter`
+        (its literal default where a call leaves it out): `Block(4, ksize=1)` everywhere gives [1, ...].
+        None unless every construction is found and passes a literal number."""
+        uses = self.uses(cell)
+        init = self.classes.lookup_method(cell, "__init__")
+        if uses is None or uses.passed_around or not uses.constructions or init is None:
+            return None
+        positional = [a.name for a in init.args.args or ()][1:]
+        index = positional.index(parameter) if parameter in positional else None
+        try:
+            default = init.args.default_value(parameter)
+        except Exception:  # astroid: no default
+            default = None
+        numbers = []
+        for call in uses.constructions:
+            if any(isinstance(a, nodes.Starred) for a in call.args) or any(k.arg is None for k in call.keywords or ()):
+                return None
+            given = next((k.value for k in call.keywords or () if k.arg == parameter), None)
+            if given is None and index is not None and index < len(call.args):
+                given = call.args[index]
+            given = given if given is not None else default
+            if not (isinstance(given, nodes.Const) and isinstance(given.value, (int, float))
+                    and not isinstance(given.value, bool)):
+                return None
+            numbers.append(given.value)
+        return numbers
+
+    def _holding(self, call: nodes.Call) -> Optional[Holding]:
+        """`self.<attribute> = Cell(...)` in a Cell's __init__, with the parent's uses of the attribute."""
+        assign = call.parent
+        if not isinstance(assign, nodes.Assign) or len(assign.targets) != 1:
+            return None
+        target = assign.targets[0]
+        if not (isinstance(target, nodes.AssignAttr) and isinstance(target.expr, nodes.Name)
+                and target.expr.name == "self"):
+            return None
+        init = assign.scope()
+        parent = init.parent if isinstance(init, nodes.FunctionDef) and init.name == "__init__" else None
+        if not isinstance(parent, nodes.ClassDef) or not self.classes.is_cell(parent):
+            return None
+        holding = Holding(parent, target.attrname)
+        for node in _mentions(parent.root(), holding.attribute):
+            method = node.scope()
+            if not isinstance(node, nodes.Attribute) or not (isinstance(node.expr, nodes.Name)
+                                                             and node.expr.name == "self"):
+                continue
+            if not isinstance(method, nodes.FunctionDef) or method.parent is not parent or method.name == "__init__":
+                continue  # (a nested function or lambda of a method counts as another read)
+            if isinstance(node.parent, nodes.Call) and node.parent.func is node:
+                holding.calls.append((node.parent, method))
+            else:
+                holding.other_reads = True
+        for node in _mentions(parent.root(), holding.attribute):
+            method = node.scope()
+            if _inside(node, parent) and not (isinstance(method, nodes.FunctionDef) and method.parent is parent):
+                holding.other_reads = True  # in a lambda or nested function of the parent
+        return holding
+
+    def _outside_calls(self, holding: Holding, model) -> Set[str]:
+        """Modules that call an attribute of the holding's name outside the parent's own class
+        (`net.loss(out)`, or a subclass's `self.loss(...)`): the cell may be called there.  A call
+        through an imported name (`np.roll(...)` for a cell held in `self.roll`) is not one."""
+        found = set()
+        callers = model.attribute_callers(holding.attribute, os.path.abspath(holding.parent.root().file or ""))
+        if len(callers) > MAX_MODULES:
+            return set(callers)
+        for path in callers:
+            module = self.resolver.module_at(path)
+            if module is None:
+                found.add(path)
+                continue
+            for func in _mentions(module, holding.attribute):
+                call = func.parent
+                if not isinstance(func, nodes.Attribute) or not isinstance(call, nodes.Call) or call.func is not func \
+                        or self.resolver.qualname(func) is not None or _inside(call, holding.parent):
+                    continue
+                found.add(os.path.abspath(path))
+                break
+        return found
+
+
+def _inside(node, klass: nodes.ClassDef) -> bool:
+    current = node.parent
+    while current is not None:
+        if current is klass:
+            return True
+        current = current.parent
+    return False
+
+
+def _mentions(module: nodes.Module, name: str) -> List[nodes.NodeNG]:
+    """The Name and Attribute nodes of a module spelled `name` (one walk per module object: every
+    cell of every analysis asks)."""
+    found = _MENTIONS.get(module)
+    if found is None:
+        found = {}
+        for node in module.nodes_of_class((nodes.Name, nodes.Attribute)):
+            found.setdefault(node.name if isinstance(node, nodes.Name) else node.attrname, []).append(node)
+        _MENTIONS[module] = found
+    return found.get(name, [])
+
+
+_MENTIONS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _harmless_mention(node) -> bool:
+    """A mention that builds or calls nothing: an import, a base class, `isinstance(x, Cell)`."""
+    parent = node.parent
+    if isinstance(parent, nodes.ClassDef) and node in parent.bases:
+        return True
+    if isinstance(parent, nodes.Call) and isinstance(parent.func, nodes.Name) and parent.func.name == "super":
+        return True  # super(Loss, self).__init__()
+    if isinstance(parent, nodes.Tuple):
+        parent = parent.parent
+    if isinstance(parent, nodes.Call) and isinstance(parent.func, nodes.Name) \
+            and parent.func.name in ("isinstance", "issubclass") and node is not parent.func:
+        return True
+    return False
