@@ -187,12 +187,11 @@ def test_creation_in_a_helper_carries_the_reach_chain_across_modules(project):
     # train.py alone: the helper's file is not in the run, so its finding is shown at the call
     findings = project.lint("train.py", select=MS2)
     assert [(f.code, f.line) for f in findings] == [("MS201", 8), ("MS201", 12)]
-    assert findings[1].message.startswith("calls to_point, which reaches this "
-                                          "at shapes.py:5 (a file not in this run): ")
+    assert " It is at shapes.py:5, a file not in this run, reached by this call to to_point. " in findings[1].message
     # pkg/shapes.py alone: its importer's graph code reaches it, so it is reported at the helper
     helper = project.lint("pkg/shapes.py", select=MS2)
     assert [(f.code, f.line) for f in helper] == [("MS201", 5)]
-    assert "(in to_point, called from Net.construct (train.py, line 9) via Net.helper (train.py, line 12))" \
+    assert "In to_point, called from Net.construct (train.py, line 9) via Net.helper (train.py, line 12)." \
         in helper[0].message
 
 
