@@ -26,6 +26,11 @@ def snippet(code, keep_end: bool = False) -> str:
     return f"'{shown(code, SNIPPET, keep_end)}'"
 
 
+def capitalized(text: str) -> str:
+    """`text` with its first letter upper case, to begin a sentence ("class 'Box'" -> "Class 'Box'")."""
+    return text[:1].upper() + text[1:]
+
+
 def sentence(text: str) -> str:
     """`text` as one sentence: stripped, and ending with a full stop unless it has its own
     (a quoted error that ends with ')' gets one after the parenthesis)."""
