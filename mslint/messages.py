@@ -26,6 +26,11 @@ def snippet(code, keep_end: bool = False) -> str:
     return f"'{shown(code, SNIPPET, keep_end)}'"
 
 
+def quoted(code) -> str:
+    """Source text quoted for a sentence after the first: cut to `shown`'s usual 60 characters."""
+    return f"'{shown(code)}'"
+
+
 def capitalized(text: str) -> str:
     """`text` with its first letter upper case, to begin a sentence ("class 'Box'" -> "Class 'Box'")."""
     return text[:1].upper() + text[1:]
