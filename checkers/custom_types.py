@@ -16,7 +16,7 @@ from mslint.project import resolve
 from mslint.config import enabled_rules
 from mslint.analysis.context import ModuleContext
 from mslint.findings import Finding, shown
-from mslint.messages import capitalized, compose, snippet
+from mslint.messages import capitalized, compose, quoted, snippet
 from mslint.analysis.lattice import is_self_attribute
 from mslint.rules import Rule, implements
 from mslint.analysis.scope import GraphFunction, local_bindings
@@ -288,7 +288,7 @@ def check_object_returned(ctx: ModuleContext) -> Iterator[Finding]:
         yield ctx.finding(
             OBJECT_RETURNED, node,
             compose(f"{gf.display} returns an instance of {describe(ctx, cls)} from the graph",
-                    f"The returned value is {snippet(node)}", f"STRICT fails ({strict})",
+                    f"The returned value is {quoted(node)}", f"STRICT fails ({strict})",
                     "LAX hands the Python object back through JIT Fallback, which STRICT and MindIR export do not "
                     "support", "Return tensors or a tuple or dict of them"),
             gf,
@@ -461,12 +461,12 @@ def _rebuilt_per_use(ctx: ModuleContext, call: nodes.Call, gf: GraphFunction, cl
     built = capitalized(describe(ctx, cls))
     if called:  # the method it calls, and what that method changes
         problem = f"{built}, built in graph code, is changed by its {called}() and used again {again_text}"
-        how = f"{snippet(call.as_string())} builds it; {snippet(change.as_string())} changes it ({changing[called]})"
+        how = f"{quoted(call)} builds it; {quoted(change)} changes it ({changing[called]})"
     else:  # handed on: which method the callee uses is not followed
         names = sorted(changing, key=lambda method: (method != "update", method))[:3]
         problem = f"{built}, built in graph code, is handed to a call that may change it and used again {again_text}"
-        how = (f"{snippet(call.as_string())} builds it; its methods change it "
-               f"({', '.join(f'{method}()' for method in names)}); it is passed to {snippet(change.as_string())}")
+        how = (f"{quoted(call)} builds it; its methods change it "
+               f"({', '.join(f'{method}()' for method in names)}); it is passed to {quoted(change)}")
     return compose(problem, how,
                    "Under LAX, MindSpore does not carry the object's changes to its later uses (a wrong result, an "
                    "error such as AttributeError, or an object handed back empty or stale), and STRICT rejects the "
@@ -660,7 +660,7 @@ def check_set_returned(ctx: ModuleContext) -> Iterator[Finding]:
             yield ctx.finding(
                 SET_RETURNED, shown_expr,
                 compose(f"{gf.display} returns a {kind}, which STRICT graph code cannot hand back",
-                        f"The returned value is {snippet(shown_expr)}",
+                        f"The returned value is {quoted(shown_expr)}",
                         f"MindSpore 2.10, STRICT: RuntimeError: Illegal type in the graph: ... <class '{kind}'> "
                         "(LAX returns it)", "Return a tuple"), gf)
 
@@ -672,6 +672,6 @@ def check_dict_returned_strict(ctx: ModuleContext) -> Iterator[Finding]:
             yield ctx.finding(
                 DICT_RETURNED_STRICT, shown_expr,
                 compose(f"{gf.display} returns a dict, and under STRICT the caller gets a tuple of its values instead",
-                        f"The returned value is {snippet(shown_expr)}",
+                        f"The returned value is {quoted(shown_expr)}",
                         "MindSpore 2.10: a Cell compiled STRICT and a @jit(fullgraph=True) function hand back a tuple "
                         "(LAX keeps the dict)", "Return a tuple and unpack it by position"), gf)

@@ -18,7 +18,7 @@ from astroid.const import Context
 from mslint.project import mindspore_names as msn
 from mslint.project.classes import call_arguments, keyword_value
 from mslint.analysis.context import ModuleContext
-from mslint.messages import SNIPPET, compose, snippet
+from mslint.messages import SNIPPET, compose, quoted, snippet
 from mslint.findings import Finding, shown
 from mslint.analysis.lattice import Value
 from mslint.rules import Rule, implements
@@ -494,13 +494,13 @@ def _subscript_detections(ctx: ModuleContext, subscript: nodes.Subscript, gf: Gr
             elif value.has("bool"):
                 why = ""
             elif isinstance(part, nodes.Name) and part.name in masks and _tensor_like(value):
-                why = f"This function also uses {snippet(part)} as a boolean mask"
+                why = f"This function also uses {quoted(part)} as a boolean mask"
             else:
                 continue
             yield Detection(
                 DYNAMIC_SHAPE_OP, subscript,
                 compose(f"Boolean-mask indexing {snippet(subscript)} has a dynamic output shape",
-                        f"It has one element per True in {snippet(part)}", why, _COST),
+                        f"It has one element per True in {quoted(part)}", why, _COST),
                 gf,
             )
             return

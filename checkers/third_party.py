@@ -280,7 +280,7 @@ def check_call_in_graph(ctx: ModuleContext) -> Iterator[Finding]:
         if qualname.rsplit(".", 1)[-1] in _MINT_BUILDERS and op != "the MindSpore op":
             op += f" (or mint.{qualname.rsplit('.', 1)[-1]})"
         if kind == "shape":
-            shape = f"the shape {snippet(source)}" if source else "an input shape"
+            shape = f"the shape '{source}'" if source else "an input shape"
             advice = f"It cannot move to __init__, since it depends on {shape}: build it in graph with {op}"
         elif kind == "passed":
             advice = (f"It cannot move to __init__, since '{source.name}' (an argument of '{source.scope().name}') is "
