@@ -35,3 +35,47 @@ def test_a_snippet_is_cut_to_about_forty_characters():
     assert snippet("nn.Dense(config.hidden_size, config.vocab_size, has_bias=False)") == \
         "'nn.Dense(config.hidden_size, config.v...'"
     assert snippet("a\n    + b") == "'a + b'"
+
+
+# -- every rule's first sentence is short (issue 26) ------------------------------------------------
+FIRST_SENTENCE_LIMIT = 120
+
+
+def _page_examples():
+    from mslint import rule_pages
+    from mslint.rules import registry
+
+    for rule in registry():
+        if rule.check is None:
+            continue
+        for block in rule_pages.python_blocks(rule_pages.sections(rule_pages.read_page(rule.code))["Example"]):
+            yield rule.code, block
+
+
+def test_every_rule_page_example_states_its_problem_in_a_short_first_sentence(project):
+    from conftest import default_and
+
+    long = []
+    seen = set()
+    for code, block in _page_examples():
+        for finding in project.lint_source(block, select=default_and(code)):
+            seen.add(finding.code)
+            problem = first_sentence(finding.message)
+            if len(problem) > FIRST_SENTENCE_LIMIT or not problem.endswith("."):
+                long.append(f"{finding.code} ({len(problem)}): {problem}")
+    assert not long, "\n".join(long)
+    assert len(seen) >= 50  # (the pages' examples reach nearly every rule)
+
+
+def test_every_syntax_suite_finding_states_its_problem_in_a_short_first_sentence(project):
+    from test_mindspore_syntax_suite import CASES, NEW_RULES, _source
+
+    long = []
+    for case, body, expected, level in CASES:
+        if expected is None:
+            continue
+        [finding] = project.lint_source(_source(body), select=NEW_RULES, syntax_level=level)
+        problem = first_sentence(finding.message)
+        if len(problem) > FIRST_SENTENCE_LIMIT or not problem.endswith("."):
+            long.append(f"{case}: {finding.code} ({len(problem)}): {problem}")
+    assert not long, "\n".join(long)
