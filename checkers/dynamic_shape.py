@@ -475,7 +475,7 @@ def _subscript_detections(ctx: ModuleContext, subscript: nodes.Subscript, gf: Gr
             if variable:
                 # a Python number made from a tensor (`.tolist()`, `.item()`, arithmetic on them) is not a tensor
                 what = "a tensor value" if ctx.value(variable[0], gf).has("tensor") \
-                    else "a value computed at run time from tensor data"
+                    else "a number computed from tensor data"
                 yield Detection(
                     VARIABLE_SLICE_BOUND, subscript,
                     compose(f"{snippet(subscript)} slices with the bound {snippet(variable[0])}, {what}",

@@ -539,8 +539,8 @@ class Stepper(Optimizer):
 @pytest.mark.parametrize("signature, bound, said", [
     ("x, n: Tensor", "n", "a tensor value"),              # annotated as a tensor: evidence
     ("x, n", "n.sum()", "a tensor value"),                # a tensor op on the input
-    ("x, n", "ops.argmax(x) + 1", "a value computed at run time from tensor data"),  # computed by an op
-    ("x, n", "int(n.sum()) // 2", "a value computed at run time from tensor data"),  # a Python number made from one
+    ("x, n", "ops.argmax(x) + 1", "a number computed from tensor data"),  # computed by an op
+    ("x, n", "int(n.sum()) // 2", "a number computed from tensor data"),  # a Python number made from one
 ])
 def test_slice_bound_with_evidence_of_a_tensor_is_flagged(project, signature, bound, said):
     findings = lint(project, f"""
