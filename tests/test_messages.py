@@ -79,3 +79,26 @@ def test_every_syntax_suite_finding_states_its_problem_in_a_short_first_sentence
         if len(problem) > FIRST_SENTENCE_LIMIT or not problem.endswith("."):
             long.append(f"{case}: {finding.code} ({len(problem)}): {problem}")
     assert not long, "\n".join(long)
+
+
+def test_the_message_length_benchmark_reads_a_folder_of_reports(tmp_path, capsys):
+    import importlib.util
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "message_lengths.py"
+    spec = importlib.util.spec_from_file_location("message_lengths", path)
+    lengths = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(lengths)
+    short = compose("A" * 99, "B" * 300)  # a first sentence of 100 characters
+    old = "x" * 250  # a message of one long sentence, as before issue 26
+    (tmp_path / "a.json").write_text(json.dumps([{"code": "MS101", "message": short}]))
+    (tmp_path / "b.json").write_text(json.dumps([{"code": "MS102", "message": old},
+                                                 {"code": "MS101", "message": short}]))
+    result = lengths.measure(lengths.messages([str(tmp_path)]))
+    assert result["all"] == {"findings": 3, "median_first": 100, "max_first": 250, "over_120": 1, "over_200": 1,
+                             "median_message": 402, "max_message": 402}
+    assert result["MS101"]["max_first"] == 100 and result["MS102"]["over_200"] == 1
+    assert lengths.main([str(tmp_path)]) == 0
+    assert capsys.readouterr().out.startswith("3 findings: first sentence median 100, longest 250, 1 over 120, "
+                                              "1 over 200")
