@@ -18,7 +18,7 @@ from typing import Dict, Optional, Set, Tuple
 
 Finding = Tuple[str, str, int, str]  # code, path, line, message
 
-NUMPY_SUM = "NumPy function 'np.sum' (numpy.sum) is applied to a graph tensor"
+NUMPY_SUM = "NumPy function 'np.sum' (numpy.sum) is applied to a tensor in graph code."
 
 
 def write(root: Path, files: Dict[str, str]) -> None:
