@@ -23,13 +23,13 @@ from mslint.analysis.scope import GraphFunction, local_bindings
 
 OBJECT_FROM_TENSORS = Rule(
     "MS201", "custom-object-created-from-tensors", "error",
-    "An instance of a user class (plain class, namedtuple, dataclass) is created from graph tensors in graph code.",
+    "An instance of a user class (plain class, namedtuple, dataclass) is created in graph code from tensors.",
     "Do not build user-defined types in the graph: pass the tensors as a tuple, list or dict (or as more "
     "function parameters), or build the object in __init__ and hand the tensors to its methods.",
 )
 JIT_CLASS_FROM_TENSORS = Rule(
     "MS202", "jit-class-created-from-tensors", "error",
-    "A @jit_class instance is created from graph tensors in graph code; its arguments must be constants.",
+    "A @jit_class instance is created in graph code from tensors; its arguments must be constants.",
     "Create the @jit_class instance in __init__ (or from constants) and pass the tensors to its methods.",
 )
 OBJECT_RETURNED = Rule(

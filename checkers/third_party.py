@@ -34,7 +34,7 @@ TENSOR_TO_NUMPY = Rule(
 )
 CALL_ON_TENSOR = Rule(
     "MS102", "third-party-call-on-tensor", "error",
-    "A NumPy/SciPy/standard-library function is applied to a graph tensor, or a NumPy array is mixed with one.",
+    "A NumPy/SciPy/standard-library function is applied to a tensor in graph code, or a NumPy array is mixed with one.",
     "Use the MindSpore function (mindspore.ops, mint, mindspore.numpy, mindspore.scipy) on the tensor; "
     "precompute constants in __init__ and store them as Tensor; on a Python number computed from a tensor "
     "(int(t), t.item()) use Python arithmetic, which the graph compiles ((a + b - 1) // b for a ceiling); "
