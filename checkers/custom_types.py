@@ -287,8 +287,8 @@ def check_object_returned(ctx: ModuleContext) -> Iterator[Finding]:
         strict = _STRICT_BUILT_FROM_GRAPH_VALUES if _built_from_graph_values(ctx, node, gf) else _STRICT_ILLEGAL_TYPE
         yield ctx.finding(
             OBJECT_RETURNED, node,
-            compose(f"{gf.display} returns an instance of {describe(ctx, cls)} from the graph",
-                    f"The returned value is {quoted(node)}", f"STRICT fails ({strict})",
+            compose(f"{gf.node.name} returns a {describe(ctx, cls)} object from the graph",
+                    f"{gf.display} returns {quoted(node)}", f"STRICT fails ({strict})",
                     "LAX hands the Python object back through JIT Fallback, which STRICT and MindIR export do not "
                     "support", "Return tensors or a tuple or dict of them"),
             gf,

@@ -301,8 +301,8 @@ def test_returning_a_user_object_from_a_root(project):
             return out
     ''', select=["MS203"])
     assert lines(findings, "MS203") == [26, 33]
-    assert findings[0].message.startswith("Net.construct returns an instance of class 'Cfg' from the graph. The "
-                                          "returned value is 'self.cfg'. STRICT fails")
+    assert findings[0].message.startswith("construct returns a class 'Cfg' object from the graph. Net.construct "
+                                          "returns 'self.cfg'. STRICT fails")
     assert findings[0].column == 22  # the tuple element, not the whole return
     # (MindSpore 2.10, STRICT: an object built before the graph runs reaches the output and is an
     # illegal type there; one built from graph values fails when it is built)
@@ -422,9 +422,9 @@ def test_an_object_a_helper_builds_and_the_root_returns_is_one_finding(project):
     # one problem, one finding: the object a helper (a method, or a function of another module) builds and
     # the root returns is MS203's, at the return; one a helper builds and graph code keeps is MS201's
     assert [(f.code, f.line) for f in findings] == [("MS203", 11), ("MS203", 17), ("MS201", 22), ("MS201", 25)]
-    assert findings[0].message.startswith("Head.construct returns an instance of class 'Box' from the graph. The "
-                                          "returned value is 'self.head(x)'. STRICT fails (ValueError: When handling "
-                                          "script '...' in graph mode, the inputs should be constant")
+    assert findings[0].message.startswith("construct returns a class 'Box' object from the graph. Head.construct "
+                                          "returns 'self.head(x)'. STRICT fails (ValueError: When handling script "
+                                          "'...' in graph mode, the inputs should be constant")
     assert "the inputs should be constant" in findings[1].message
     helpers = project.lint("pkg/utils.py", select=MS2)
     assert [(f.code, f.line) for f in helpers] == [("MS201", 10)]  # boxed_sum's; make_box's is returned
