@@ -14,6 +14,7 @@ from astroid import nodes
 
 from mslint.project.classes import call_arguments
 from mslint.analysis.context import ModuleContext
+from mslint.messages import SNIPPET, compose, snippet
 from mslint.findings import Finding, shown
 from mslint.rules import Rule, implements
 from mslint.analysis.scope import local_bindings
@@ -81,7 +82,7 @@ def _call_target(ctx: ModuleContext, call: nodes.Call, gf) -> Optional[str]:
 
 
 def _spelled(node) -> str:
-    return shown(node, 50)
+    return shown(node, SNIPPET)
 
 
 def _call_message(ctx: ModuleContext, call: nodes.Call, gf, qualname: str) -> str:
@@ -89,30 +90,34 @@ def _call_message(ctx: ModuleContext, call: nodes.Call, gf, qualname: str) -> st
     named = f"'{spelled}'" if spelled == qualname else f"'{spelled}' ({qualname})"
     what, once = _what(qualname)
     if qualname == "asyncio.run":
-        return (f"{named} in graph code does not compile (TypeError: Parse Lambda Function Fail. Node type must be "
-                "Lambda, but got NoneType)")
+        return compose(f"{named} in graph code does not compile",
+                       "TypeError: Parse Lambda Function Fail. Node type must be Lambda, but got NoneType")
     arguments = call_arguments(call)
     variable = [a for a in arguments if ctx.value(a, gf).is_var]
     if variable:
-        return (f"{named} is {what} in graph code given the graph value '{_spelled(variable[0])}': STRICT "
-                "fails (ValueError: When handling script '__call_func_str__(...) in graph mode', the inputs should "
-                "be constant, but found variable ...), LAX runs it in the Python interpreter, outside the graph")
-    return (f"{named} is {what} in graph code: JIT Fallback runs it while the graph is compiled, and only then "
-            f"({once})")
+        return compose(f"{named} is {what} in graph code, given {snippet(variable[0])}, a value only known at run time",
+                       "STRICT fails (ValueError: When handling script '__call_func_str__(...) in graph mode', the "
+                       "inputs should be constant, but found variable ...)",
+                       "LAX runs it in the Python interpreter, outside the graph")
+    return compose(f"{named} is {what} in graph code",
+                   f"JIT Fallback runs it while the graph is compiled, and only then ({once})")
 
 
 def _with_message(item, cls: str) -> str:
-    return (f"'with {_spelled(item)}' enters a {cls} in graph code: MindSpore only accepts @jit_class instances in "
-            "'with' (TypeError: Only support jit_class instance, but got PythonObject(type: ...)); take the lock "
-            "or run the pool outside the compiled code")
+    return compose(f"'with {_spelled(item)}' enters a {cls} in graph code",
+                   "MindSpore only accepts @jit_class instances in 'with' (TypeError: Only support jit_class "
+                   "instance, but got PythonObject(type: ...))",
+                   "Take the lock or run the pool outside the compiled code")
 
 
 def _async_message(function, gf) -> str:
     if function is gf.node and gf.is_root:
-        return (f"'async def {function.name}' is compiled as graph code: MindSpore cannot parse it (TypeError: Parse "
-                "Lambda Function Fail. Node type must be Lambda, but got NoneType); make it a plain def")
-    return (f"'async def {function.name}' in graph code: the compiler rejects it (RuntimeError: Unsupported "
-            "statement 'AsyncFunctionDef'); await, async for and async with cannot be compiled either")
+        return compose(f"'async def {function.name}' is compiled as graph code, which MindSpore cannot parse",
+                       "TypeError: Parse Lambda Function Fail. Node type must be Lambda, but got NoneType",
+                       "Make it a plain def")
+    return compose(f"'async def {function.name}' in graph code cannot be compiled",
+                   "RuntimeError: Unsupported statement 'AsyncFunctionDef'",
+                   "await, async for and async with cannot be compiled either")
 
 
 def _inside_async(node) -> bool:

@@ -16,19 +16,20 @@ from mslint.project import resolve
 from mslint.config import enabled_rules
 from mslint.analysis.context import ModuleContext
 from mslint.findings import Finding, shown
+from mslint.messages import capitalized, compose, quoted, snippet
 from mslint.analysis.lattice import is_self_attribute
 from mslint.rules import Rule, implements
 from mslint.analysis.scope import GraphFunction, local_bindings
 
 OBJECT_FROM_TENSORS = Rule(
     "MS201", "custom-object-created-from-tensors", "error",
-    "An instance of a user class (plain class, namedtuple, dataclass) is created from graph tensors in graph code.",
+    "An instance of a user class (plain class, namedtuple, dataclass) is created in graph code from tensors.",
     "Do not build user-defined types in the graph: pass the tensors as a tuple, list or dict (or as more "
     "function parameters), or build the object in __init__ and hand the tensors to its methods.",
 )
 JIT_CLASS_FROM_TENSORS = Rule(
     "MS202", "jit-class-created-from-tensors", "error",
-    "A @jit_class instance is created from graph tensors in graph code; its arguments must be constants.",
+    "A @jit_class instance is created in graph code from tensors; its arguments must be constants.",
     "Create the @jit_class instance in __init__ (or from constants) and pass the tensors to its methods.",
 )
 OBJECT_RETURNED = Rule(
@@ -164,14 +165,22 @@ def check_object_from_tensors(ctx: ModuleContext) -> Iterator[Finding]:
             continue  # an object built to be returned: one problem, MS203's finding
         yield ctx.finding(
             OBJECT_FROM_TENSORS, call,
-            f"{describe(ctx, cls)} is created from the graph value '{_short(argument)}': STRICT fails (ValueError: "
-            "When handling script '__call_func_str__(...) in graph mode', the inputs should be constant, but found "
-            "variable ...), LAX builds the object in the Python interpreter and the gradient through it is zero; "
-            + ("use a tuple or dict of tensors instead of the dataclass" if describe(ctx, cls).startswith("dataclass")
-               else "use a tuple or dict of tensors, or build the object in __init__ and hand it the tensors through "
-                    "its methods"),
+            compose(_built_from(ctx, cls, argument),
+                    "STRICT fails (ValueError: When handling script '__call_func_str__(...) in graph mode', the inputs "
+                    "should be constant, but found variable ...)",
+                    "LAX builds the object in the Python interpreter, and the gradient through it is zero",
+                    "Use a tuple or dict of tensors instead of the dataclass" if describe(ctx, cls).startswith(
+                        "dataclass") else "Use a tuple or dict of tensors, or build the object in __init__ and hand "
+                                          "it the tensors through its methods"),
             gf,
         )
+
+
+def _built_from(ctx: ModuleContext, cls: nodes.ClassDef, argument: str) -> str:
+    """The problem of MS201 and MS202: "Dataclass 'Box' is built in graph code from 'x * 2', a value
+    only known at run time"."""
+    return f"{capitalized(describe(ctx, cls))} is built in graph code from {snippet(argument)}, a value only known " \
+           "at run time"
 
 
 @implements(JIT_CLASS_FROM_TENSORS)
@@ -182,9 +191,10 @@ def check_jit_class_from_tensors(ctx: ModuleContext) -> Iterator[Finding]:
         which = f"input {index}" if index is not None else f"'{_short(argument)}'"
         yield ctx.finding(
             JIT_CLASS_FROM_TENSORS, call,
-            f"{describe(ctx, cls)} is created from the graph value '{_short(argument)}': it fails at every syntax "
-            f"level (TypeError: When creating an instance of '{cls.name}', all arguments are required to be "
-            f"constants, but {which} is a variable); create it in __init__ and pass tensors to its methods",
+            compose(_built_from(ctx, cls, argument),
+                    f"It fails at every syntax level (TypeError: When creating an instance of '{cls.name}', all "
+                    f"arguments are required to be constants, but {which} is a variable)",
+                    "Create it in __init__ and pass tensors to its methods"),
             gf,
         )
 
@@ -277,9 +287,10 @@ def check_object_returned(ctx: ModuleContext) -> Iterator[Finding]:
         strict = _STRICT_BUILT_FROM_GRAPH_VALUES if _built_from_graph_values(ctx, node, gf) else _STRICT_ILLEGAL_TYPE
         yield ctx.finding(
             OBJECT_RETURNED, node,
-            f"{gf.display} returns an instance of {describe(ctx, cls)} ('{_short(node.as_string())}') from the "
-            f"graph: STRICT fails ({strict}), LAX hands the Python object back through JIT Fallback, which STRICT "
-            "and MindIR export do not support; return tensors or a tuple or dict of them",
+            compose(f"{gf.node.name} returns a {describe(ctx, cls)} object from the graph",
+                    f"{gf.display} returns {quoted(node)}", f"STRICT fails ({strict})",
+                    "LAX hands the Python object back through JIT Fallback, which STRICT and MindIR export do not "
+                    "support", "Return tensors or a tuple or dict of them"),
             gf,
         )
 
@@ -319,22 +330,23 @@ def _mutation_message(ctx: ModuleContext, owner, attribute: str, spelled: str, g
         # a method of a plain object reached from graph code, changing its own state
         if not gf.strict or not _mutable_custom(ctx, gf.self_class):
             return None  # LAX runs such a method in the interpreter on every call
-        return (f"'{spelled}' changes an attribute of the {describe(ctx, gf.self_class)} in graph code: STRICT "
-                f"rejects it (TypeError: In JIT strict mode, if need to modify a member attribute of a class with "
-                f"self.{attribute}, the member attribute must be of the Parameter type)")
+        return compose(f"{snippet(spelled)} changes an attribute of the {describe(ctx, gf.self_class)} in graph code",
+                       "STRICT rejects it (TypeError: In JIT strict mode, if need to modify a member attribute of a "
+                       f"class with self.{attribute}, the member attribute must be of the Parameter type)")
     cls = ctx.value(owner, gf).node
     if not _mutable_custom(ctx, cls):
         return None
     if _made_here(owner, gf):
         if not gf.strict:
             return None  # a throw-away object built and changed at compile time: consistent in LAX
-        return (f"'{spelled}' changes an attribute of an instance of {describe(ctx, cls)} in graph code: "
-                "STRICT fails as soon as the attribute is used (ValueError: When handling script '... in graph "
-                "mode', the inputs should be constant, but found variable ...)")
-    return (f"'{spelled}' changes an attribute of an instance of {describe(ctx, cls)} in graph code: the assignment "
-            "runs once, while the graph is compiled, so after later calls the attribute still holds the first "
-            "call's value (STRICT also fails when it is read back: ValueError: ... the inputs should be constant, "
-            "but found variable)")
+        return compose(f"{snippet(spelled)} changes an attribute of an instance of {describe(ctx, cls)} in graph code",
+                       "STRICT fails as soon as the attribute is used (ValueError: When handling script '... in "
+                       "graph mode', the inputs should be constant, but found variable ...)")
+    return compose(f"{snippet(spelled)} changes an attribute of an instance of {describe(ctx, cls)} in graph code",
+                   "The assignment runs once, while the graph is compiled, so after later calls the attribute still "
+                   "holds the first call's value",
+                   "STRICT also fails when it is read back (ValueError: ... the inputs should be constant, but found "
+                   "variable)")
 
 
 # A plain object built in graph code and changed by its own methods, such as a Hugging Face KV
@@ -446,19 +458,21 @@ def _rebuilt_per_use(ctx: ModuleContext, call: nodes.Call, gf: GraphFunction, cl
         and isinstance(change.func.expr, nodes.Name) and change.func.expr.name == call.parent.targets[0].name else None
     in_loop = any(ancestor is change for ancestor in again.node_ancestors())
     again_text = "in a loop" if in_loop else f"at line {again.lineno}"
+    built = capitalized(describe(ctx, cls))
     if called:  # the method it calls, and what that method changes
-        changed = (f"its {called}() changes it ({changing[called]}); '{_short(change.as_string(), 50)}' calls it "
-                   f"and it is used again {again_text}")
+        problem = f"{built}, built in graph code, is changed by its {called}() and used again {again_text}"
+        how = f"{quoted(call)} builds it; {quoted(change)} changes it ({changing[called]})"
     else:  # handed on: which method the callee uses is not followed
         names = sorted(changing, key=lambda method: (method != "update", method))[:3]
-        changed = (f"its methods change it ({', '.join(f'{method}()' for method in names)}); it is passed to "
-                   f"'{_short(change.as_string(), 50)}' and used again {again_text}")
-    return (f"'{_short(call.as_string(), 50)}' builds an instance of {describe(ctx, cls)} in graph code; "
-            f"{changed}: under LAX, MindSpore does not carry the object's "
-            "changes to its later uses (a wrong result, an error such as AttributeError, or an object handed "
-            "back empty or stale), and STRICT rejects the change (TypeError: ... the member attribute must be "
-            "of the Parameter type); keep the state in tensors that each call takes and returns, or build the "
-            "object outside the compiled code")
+        problem = f"{built}, built in graph code, is handed to a call that may change it and used again {again_text}"
+        how = (f"{quoted(call)} builds it; its methods change it "
+               f"({', '.join(f'{method}()' for method in names)}); it is passed to {quoted(change)}")
+    return compose(problem, how,
+                   "Under LAX, MindSpore does not carry the object's changes to its later uses (a wrong result, an "
+                   "error such as AttributeError, or an object handed back empty or stale), and STRICT rejects the "
+                   "change (TypeError: ... the member attribute must be of the Parameter type)",
+                   "Keep the state in tensors that each call takes and returns, or build the object outside the "
+                   "compiled code")
 
 
 @implements(OBJECT_MUTATED)
@@ -469,7 +483,7 @@ def check_object_mutated(ctx: ModuleContext) -> Iterator[Finding]:
             yield ctx.finding(OBJECT_MUTATED, call, message, gf)
     for statement, gf in ctx.graph_nodes(nodes.Assign, nodes.AugAssign, nodes.AnnAssign):
         for target in _attribute_targets(statement):
-            spelled = _short(target.as_string(), 50) + (f" {statement.op}" if isinstance(statement, nodes.AugAssign)
+            spelled = target.as_string() + (f" {statement.op}" if isinstance(statement, nodes.AugAssign)
                                                          else " =") + " ..."
             message = _mutation_message(ctx, target.expr, target.attrname, spelled, gf)
             if message:
@@ -479,7 +493,7 @@ def check_object_mutated(ctx: ModuleContext) -> Iterator[Finding]:
             continue
         name = call.args[1]
         attribute = name.value if isinstance(name, nodes.Const) and isinstance(name.value, str) else "..."
-        message = _mutation_message(ctx, call.args[0], attribute, _short(call.as_string(), 50), gf)
+        message = _mutation_message(ctx, call.args[0], attribute, call.as_string(), gf)
         if message:
             yield ctx.finding(OBJECT_MUTATED, call, message, gf)
 
@@ -606,9 +620,9 @@ def check_container_attribute_changed(ctx: ModuleContext) -> Iterator[Finding]:
             detail = f"LAX: {happens}; STRICT: {_outcome_text(strict, name, method, kind)}"
         yield ctx.finding(
             CONTAINER_ATTRIBUTE_CHANGED, node,
-            f"{what} changes the {kind} 'self.{name}' in graph code; "
-            f"{'the change is not kept' if outcome == _LOST else 'STRICT refuses it'}. "
-            f"MindSpore 2.10, {detail}. Return the values, or keep state in a Parameter", gf)
+            compose(f"{capitalized(what)} changes the {kind} 'self.{name}' in graph code; "
+                    f"{'the change is not kept' if outcome == _LOST else 'STRICT refuses it'}",
+                    f"MindSpore 2.10, {detail}", "Return the values, or keep state in a Parameter"), gf)
 
 
 # -- MS206 / MS207 -------------------------------------------------------------------
@@ -645,9 +659,10 @@ def check_set_returned(ctx: ModuleContext) -> Iterator[Finding]:
             kind = ctx.qualname(value.func).rsplit(".", 1)[1]
             yield ctx.finding(
                 SET_RETURNED, shown_expr,
-                f"{gf.display} returns a {kind} ('{_short(shown_expr.as_string())}'), which STRICT graph code cannot "
-                f"hand back. MindSpore 2.10, STRICT: RuntimeError: Illegal type in the graph: ... <class '{kind}'> "
-                "(LAX returns it). Return a tuple", gf)
+                compose(f"{gf.display} returns a {kind}, which STRICT graph code cannot hand back",
+                        f"The returned value is {quoted(shown_expr)}",
+                        f"MindSpore 2.10, STRICT: RuntimeError: Illegal type in the graph: ... <class '{kind}'> "
+                        "(LAX returns it)", "Return a tuple"), gf)
 
 
 @implements(DICT_RETURNED_STRICT)
@@ -656,6 +671,7 @@ def check_dict_returned_strict(ctx: ModuleContext) -> Iterator[Finding]:
         if isinstance(value, (nodes.Dict, nodes.DictComp)):
             yield ctx.finding(
                 DICT_RETURNED_STRICT, shown_expr,
-                f"{gf.display} returns a dict ('{_short(shown_expr.as_string())}'), and under STRICT the caller gets "
-                "a tuple of its values instead. MindSpore 2.10: a Cell compiled STRICT and a @jit(fullgraph=True) "
-                "function hand back a tuple (LAX keeps the dict). Return a tuple and unpack it by position", gf)
+                compose(f"{gf.display} returns a dict, and under STRICT the caller gets a tuple of its values instead",
+                        f"The returned value is {quoted(shown_expr)}",
+                        "MindSpore 2.10: a Cell compiled STRICT and a @jit(fullgraph=True) function hand back a tuple "
+                        "(LAX keeps the dict)", "Return a tuple and unpack it by position"), gf)

@@ -18,6 +18,7 @@ from astroid.const import Context
 from mslint.project import mindspore_names as msn
 from mslint.project.classes import call_arguments, keyword_value
 from mslint.analysis.context import ModuleContext
+from mslint.messages import SNIPPET, compose, quoted, snippet
 from mslint.findings import Finding, shown
 from mslint.analysis.lattice import Value
 from mslint.rules import Rule, implements
@@ -98,7 +99,7 @@ class Detection:
 
 def _op_named(op: "_Call") -> str:
     """'ops.masked_select', or 'self.select' (MaskedSelect) for a primitive stored on self."""
-    spelled = shown(op.call.func)
+    spelled = shown(op.call.func, SNIPPET)
     if op.form == "primitive" and not spelled.endswith(f"{op.name}()"):
         return f"'{spelled}' ({op.name})"
     return f"'{spelled}'"
@@ -365,12 +366,12 @@ def _call_detections(ctx: ModuleContext, op: _Call, gf: GraphFunction) -> Iterat
         return
     call = op.call
     if _is_producer(ctx, op, gf):
-        constants = ", which is built from constants, but MindSpore does not fold it" \
+        constants = "Its input is built from constants, but MindSpore does not fold it" \
             if ctx.value(call, gf).is_const else ""
         yield Detection(
             DYNAMIC_SHAPE_OP, call,
-            f"{_op_named(op)} has a dynamic output shape (its length depends on the values of its "
-            f"input{constants}): {_COST}",
+            compose(f"{_op_named(op)} has a dynamic output shape: its length depends on the values of its input",
+                    constants, _COST),
             gf,
         )
     elif op.name in ("topk", "TopK"):
@@ -378,8 +379,8 @@ def _call_detections(ctx: ModuleContext, op: _Call, gf: GraphFunction) -> Iterat
         if k is not None and _computed_from_tensor(ctx, k, gf):
             yield Detection(
                 TOPK_VARIABLE_K, call,
-                f"topk with k = '{shown(k)}', which is computed from a tensor and not a compile-time constant: "
-                f"the result has a dynamic output shape and k is range-checked only at run time; {_COST}",
+                compose(f"topk's k, {snippet(k)}, is computed from a tensor, not a compile-time constant",
+                        "The result has a dynamic output shape and k is range-checked only at run time", _COST),
                 gf,
             )
     elif op.name in _SLICE_OPS and op.namespace in ("ops", "primitive"):
@@ -388,16 +389,17 @@ def _call_detections(ctx: ModuleContext, op: _Call, gf: GraphFunction) -> Iterat
         if variable:
             yield Detection(
                 VARIABLE_SLICE_BOUND, call,
-                f"{_op_named(op)} takes its begin/size from '{shown(variable[0])}', a tensor value: the "
-                f"slice has a dynamic output shape; {_COST}",
+                compose(f"{_op_named(op)} takes its begin/size from {snippet(variable[0])}, a tensor value",
+                        "The slice has a dynamic output shape", _COST),
                 gf,
             )
     axis = _variable_axis(ctx, op, gf)
     if axis is not None:
         yield Detection(
             VARIABLE_AXIS, call,
-            f"{_op_named(op)} takes its axis from '{shown(axis)}', a tensor value, so the result has a "
-            f"dynamic output shape (which dimensions remain is unknown at compile time); {_COST}",
+            compose(f"{_op_named(op)} takes its axis from {snippet(axis)}, a tensor value",
+                    "The result has a dynamic output shape (which dimensions remain is unknown at compile time)",
+                    _COST),
             gf,
         )
 
@@ -473,11 +475,11 @@ def _subscript_detections(ctx: ModuleContext, subscript: nodes.Subscript, gf: Gr
             if variable:
                 # a Python number made from a tensor (`.tolist()`, `.item()`, arithmetic on them) is not a tensor
                 what = "a tensor value" if ctx.value(variable[0], gf).has("tensor") \
-                    else "a value computed at run time from tensor data"
+                    else "a number computed from tensor data"
                 yield Detection(
                     VARIABLE_SLICE_BOUND, subscript,
-                    f"'{shown(subscript)}' slices with the bound '{shown(variable[0])}', {what}: the "
-                    f"slice has a dynamic output shape; {_COST}",
+                    compose(f"{snippet(subscript)} slices with the bound {snippet(variable[0])}, {what}",
+                            "The slice has a dynamic output shape", _COST),
                     gf,
                 )
                 return
@@ -486,19 +488,19 @@ def _subscript_detections(ctx: ModuleContext, subscript: nodes.Subscript, gf: Gr
             if value.is_const and value.has("bool") and value.has("tensor"):
                 # checked on MindSpore 2.10 (tests/test_dynamic_shape.py): a mask built from
                 # constants (ops.ones(...) > 0, ops.arange(n) < k) is not folded
-                why = "; the mask is built from constants, but MindSpore does not fold it"
+                why = "The mask is built from constants, but MindSpore does not fold it"
             elif not value.is_var or value.has("scalar"):
                 continue
             elif value.has("bool"):
                 why = ""
             elif isinstance(part, nodes.Name) and part.name in masks and _tensor_like(value):
-                why = ", which this function also uses as a boolean mask"
+                why = f"This function also uses {quoted(part)} as a boolean mask"
             else:
                 continue
             yield Detection(
                 DYNAMIC_SHAPE_OP, subscript,
-                f"boolean-mask indexing '{shown(subscript)}' has a dynamic output shape (one element per True "
-                f"in '{shown(part)}'{why}): {_COST}",
+                compose(f"Boolean-mask indexing {snippet(subscript)} has a dynamic output shape",
+                        f"It has one element per True in {quoted(part)}", why, _COST),
                 gf,
             )
             return
@@ -562,9 +564,10 @@ def check_shape_divergent_branches(ctx: ModuleContext) -> Iterator[Finding]:
             if differs:
                 yield ctx.finding(
                     SHAPE_DIVERGENT_BRANCHES, if_node.test,
-                    f"'if {shown(if_node.test)}' depends on a tensor and binds '{name}' to a dynamic-shape value in "
-                    f"one branch and a fixed-shape value in the other: after the if, '{name}' has a dynamic output "
-                    f"shape; {_COST}; compute both and pick with ops.select(cond, a, b)",
+                    compose(f"{snippet('if ' + if_node.test.as_string())} binds '{name}' to a dynamic shape in one "
+                            "branch and a fixed shape in the other",
+                            f"The condition depends on a tensor, so after the if '{name}' has a dynamic output shape",
+                            _COST, "Compute both and pick with ops.select(cond, a, b)"),
                     gf,
                 )
                 break

@@ -18,6 +18,7 @@ from mslint.project import mindspore_names as msn
 from mslint.project.classes import is_instance_method
 from mslint.analysis.context import ModuleContext
 from mslint.findings import Finding
+from mslint.messages import compose, snippet
 from mslint.rules import Rule, implements
 from mslint.analysis.scope import GRAPH, context_modes
 
@@ -163,27 +164,24 @@ def _api(grad: inst.Event) -> str:
     return f"'{call.func.as_string()}'"
 
 
-def _argument(grad: inst.Event) -> str:
-    call = grad.node
-    return call.args[0].as_string() if call.args else "the cell"
-
-
 def _message(grad: inst.Event, forward: inst.Event, name: str, bprop: bool, inner: Optional[str] = None,
              elsewhere: Optional[inst.Event] = None) -> str:
     what = f"{name}, which defines bprop" if bprop and inner is None else name
     if inner is not None:
         what = f"{name}, whose sub-cell {inner} defines bprop"
     effect = " (twice the work; BatchNorm moving statistics update twice)" if bprop else ""
-    fix = (f"call set_grad() so the backward is built with the forward in PYNATIVE_MODE (`{name}(...).set_grad()` "
+    fix = (f"Call set_grad() so the backward is built with the forward in PYNATIVE_MODE (`{name}(...).set_grad()` "
            "before the forward pass)" if bprop else
-           "call set_grad() on it before the forward pass, or get the output and the gradients from one call of "
+           "Call set_grad() on it before the forward pass, or get the output and the gradients from one call of "
            "mindspore.value_and_grad")
+    cover = None
     if elsewhere is not None:
-        fix += (f"; set_grad() on '{elsewhere.node.func.expr.as_string()}' (line {elsewhere.node.lineno}) does not "
-                f"cover it: only the cell that is differentiated counts")
-    return (f"'{_argument(grad)}' ({what}) is called forward at line {forward.node.lineno} and then differentiated "
-            f"by {_api(grad)} without set_grad(): in PYNATIVE_MODE its forward runs a second time to build the "
-            f"backward{effect}; {fix}")
+        cover = (f"set_grad() on '{elsewhere.node.func.expr.as_string()}' (line {elsewhere.node.lineno}) does not "
+                 f"cover it: only the cell that is differentiated counts")
+    subject = snippet(grad.node.args[0]) if grad.node.args else "The cell"
+    return compose(f"{subject} is called forward at line {forward.node.lineno}, then differentiated without set_grad()",
+                   f"The cell is {what}; {_api(grad)} differentiates it",
+                   f"In PYNATIVE_MODE its forward runs a second time to build the backward{effect}", fix, cover)
 
 
 def _set_grad_inside(instance: inst.Instance) -> Optional[inst.Event]:
@@ -247,12 +245,44 @@ def check_bprop_signature(ctx: ModuleContext) -> Iterator[Finding]:
         expected = ", ".join(inputs + ["out", "dout"])
         yield ctx.finding(
             BPROP_SIGNATURE, bprop,
-            f"'{cls.name}.bprop' takes {len(params)} input(s) ({', '.join(params) or 'none'}) but construct takes "
-            f"{len(inputs)}: bprop must take ({expected}); GRAPH_MODE fails with \"TypeError: The params of "
-            "function 'bprop' of Primitive or Cell requires the forward inputs as well as the 'out' and 'dout'.\", "
-            f"PyNative with \"TypeError: {cls.name}.bprop() takes {len(params) + 1} positional arguments but "
-            f"{len(inputs) + 3} were given\"",
+            compose(f"'{cls.name}.bprop' takes {len(params)} input(s), not construct's {len(inputs)} plus out and dout",
+                    f"It takes ({', '.join(params) or 'none'}); it must take ({expected})",
+                    *_signature_errors(cls.name, construct, bprop, inputs, params)),
         )
+
+
+def _signature_errors(name: str, construct: nodes.FunctionDef, bprop: nodes.FunctionDef, inputs: List[str],
+                      params: List[str]) -> List[str]:
+    """What GRAPH_MODE and PyNative raise for a bprop with the wrong number of inputs (checked on
+    2.10, tests/test_mindspore_claims.py), for the usual instance methods; a staticmethod
+    construct fails to parse first, and Python's count then has no `self`."""
+    methods = is_instance_method(construct) and is_instance_method(bprop)
+    given = len(inputs) + 2  # the inputs, out and dout
+    errors = []
+    if len(params) < given:
+        if methods:
+            errors.append("GRAPH_MODE fails with \"TypeError: The params of function 'bprop' of Primitive or Cell "
+                          "requires the forward inputs as well as the 'out' and 'dout'.\"")
+        self = 1 if is_instance_method(bprop) else 0
+        errors.append(f"PyNative fails with \"TypeError: {name}.bprop() takes {len(params) + self} positional "
+                      f"arguments but {given + self} were given\"")
+        return errors
+    if methods:
+        errors.append(f"GRAPH_MODE fails with \"TypeError: ... The number of parameter of this primal function is "
+                      f"{len(inputs)}, but the number of parameters of bprop is {len(params) - 2}\"")
+    missing = params[given:]
+    if not bprop.args.defaults:
+        errors.append(f"PyNative fails with \"TypeError: {name}.bprop() missing {len(missing)} required positional "
+                      f"argument{'s' if len(missing) > 1 else ''}: {_python_names(missing)}\"")
+    return errors
+
+
+def _python_names(names: List[str]) -> str:
+    """Names as Python's "missing arguments" error lists them: 'a', 'a' and 'b', 'a', 'b', and 'c'."""
+    quoted = [f"'{n}'" for n in names]
+    if len(quoted) <= 2:
+        return " and ".join(quoted)
+    return ", ".join(quoted[:-1]) + ", and " + quoted[-1]
 
 
 def _returns_tuple_output(construct: Optional[nodes.FunctionDef]) -> bool:
@@ -308,9 +338,10 @@ def check_bprop_returns_tuple(ctx: ModuleContext) -> Iterator[Finding]:
             continue  # `return dout` where dout is the tuple of the outputs' gradients
         yield ctx.finding(
             BPROP_NON_TUPLE, ret,
-            f"bprop returns '{value.as_string()}', a tensor, not a tuple of input gradients: GRAPH_MODE fails with "
-            "\"TypeError: For bprop function, output should be a tuple, but got AbstractTensor(...)\" (PyNative "
-            f"accepts it); return a tuple even for one input: `return ({value.as_string()},)`",
+            compose(f"bprop returns {snippet(value)}, a tensor, not a tuple of input gradients",
+                    "GRAPH_MODE fails with \"TypeError: For bprop function, output should be a tuple, but got "
+                    "AbstractTensor(...)\" (PyNative accepts it)",
+                    f"Return a tuple even for one input: `return ({value.as_string()},)`"),
             fix=_tuple_return_fix(ctx, value, gf),
         )
 

@@ -19,15 +19,22 @@ from mslint.analysis.context import ModuleContext
 from mslint.analysis import version_tests
 from mslint import fixes
 from mslint.findings import Finding, shown
+from mslint.messages import SNIPPET, capitalized, compose, snippet
 from mslint.rules import Rule, implements
 from mslint.checkers.graph_syntax_tensors import definite_tensor, multi_element
 
 LEGACY_JIT_API = Rule(
     "MS801", "legacy-jit-api", "error",
-    "A removed or deprecated jit API is used: `ms_function`, `ms_class`, or the module `mindspore.common.api`.",
-    "Replace what the message names: `ms_function` with `mindspore.jit` and `ms_class` with "
-    "`mindspore.jit_class` (their 2.0 replacements, imported from `mindspore`); an import from "
-    "`mindspore.common.api` with one from `mindspore` or `mindspore.graph.api`.",
+    "A removed jit API is used: `ms_function` or `ms_class`, which MindSpore 2.10 no longer has.",
+    "Replace `ms_function` with `mindspore.jit` and `ms_class` with `mindspore.jit_class` (their 2.0 "
+    "replacements, imported from `mindspore`).",
+)
+DEPRECATED_JIT_MODULE = Rule(
+    "MS813", "deprecated-jit-module", "info",
+    "The module `mindspore.common.api` is imported: deprecated since MindSpore 2.9, it still works and logs a "
+    "deprecation warning.",
+    "Import from `mindspore`, or from `mindspore.graph.api` (what `mindspore.common.api` became in 2.9) for names "
+    "`mindspore` does not export.",
 )
 CLASSMETHOD_IN_GRAPH = Rule(
     "MS802", "classmethod-in-graph", "error",
@@ -92,7 +99,7 @@ DIVMOD_ON_TENSOR = Rule(
 )
 RULES = (LEGACY_JIT_API, CLASSMETHOD_IN_GRAPH, JIT_CLASS_ON_CELL, CONSTRUCT_NOT_COMPILED, UNSUPPORTED_SYNTAX,
          IMPORT_IN_GRAPH, SET_IN_GRAPH, RANGE_OVER_TENSOR, MULTI_CLAUSE_COMPREHENSION, UNSUPPORTED_EXCEPTION,
-         TENSOR_TRUTH_VALUE, DIVMOD_ON_TENSOR)
+         TENSOR_TRUTH_VALUE, DIVMOD_ON_TENSOR, DEPRECATED_JIT_MODULE)
 
 # -- MS801 -------------------------------------------------------------------------------
 # ms_function / ms_class were replaced by jit / jit_class in 2.0, last documented in 2.5, and are
@@ -111,16 +118,23 @@ def _legacy_name(qualname: Optional[str]) -> Optional[str]:
     return name if name in _LEGACY_NAMES and module in _LEGACY_MODULES else None
 
 
-def _legacy_message(name: str, node) -> str:
-    return (f"'{shown(node)}': '{name}' was replaced by '{_LEGACY_NAMES[name]}' in MindSpore 2.0 and is gone "
-            f"(last documented in 2.5; 2.10: ImportError: cannot import name '{name}' from 'mindspore'); "
-            f"use {_LEGACY_NAMES[name]}")
+def _legacy_message(name: str, node, module: str) -> str:
+    """What 2.10 raises (checked, tests/test_mindspore_claims.py): importing the name from `module` is an
+    ImportError naming that module; reading it as an attribute of `module` is an AttributeError."""
+    if isinstance(node, nodes.Attribute):
+        error = f"AttributeError: module '{module}' has no attribute '{name}'"
+    else:
+        error = f"ImportError: cannot import name '{name}' from '{module}'"
+    return compose(f"{snippet(node)} uses '{name}', which MindSpore 2.10 no longer has",
+                   f"It was replaced by '{_LEGACY_NAMES[name]}' in MindSpore 2.0 and last documented in 2.5; 2.10 "
+                   f"raises {error}", f"Use {_LEGACY_NAMES[name]}")
 
 
 def _common_api_message(node) -> str:
-    return (f"'{shown(node)}' imports the module 'mindspore.common.api', deprecated since MindSpore 2.9 (it "
-            "logs \"Module 'mindspore.common.api' is deprecated from version 2.9.0 and will be removed in a future "
-            "version, use 'mindspore.graph.api' instead.\"); import from 'mindspore' or 'mindspore.graph.api'")
+    return compose(f"{snippet(node)} imports the module 'mindspore.common.api', deprecated since MindSpore 2.9",
+                   "It still works on 2.10 and logs \"Module 'mindspore.common.api' is deprecated from version 2.9.0 "
+                   "and will be removed in a future version, use 'mindspore.graph.api' instead.\"",
+                   "Import from 'mindspore' or 'mindspore.graph.api'")
 
 
 def _bound_names(statements) -> set:
@@ -169,8 +183,9 @@ _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError"})
 _ATTRIBUTE_ERRORS = frozenset({"AttributeError"})
 
 
-@implements(LEGACY_JIT_API)
-def check_legacy_jit_api(ctx: ModuleContext) -> Iterator[Finding]:
+def _legacy_jit_uses(ctx: ModuleContext):
+    """(rule, node, message, fix) for each use of a removed jit name (MS801) or an import of the deprecated
+    module mindspore.common.api (MS813) that the target version has."""
     legacy_in_target = ctx.config.target_at_least(LEGACY_REMOVED_IN)
     deprecated_in_target = ctx.config.target_at_least(COMMON_API_DEPRECATED_IN)
     if not (legacy_in_target or deprecated_in_target):
@@ -189,20 +204,35 @@ def check_legacy_jit_api(ctx: ModuleContext) -> Iterator[Finding]:
             names = [name for name, _ in node.names if module in _LEGACY_MODULES and name in _LEGACY_NAMES]
             if legacy and names:
                 if not _version_branch(node):
-                    yield ctx.finding(LEGACY_JIT_API, node, _legacy_message(names[0], node),
-                                      fix=_import_from_fix(ctx, node, module))
+                    yield (LEGACY_JIT_API, node, _legacy_message(names[0], node, module),
+                           _import_from_fix(ctx, node, module))
             elif deprecated and module == _DEPRECATED_MODULE:
-                yield ctx.finding(LEGACY_JIT_API, node, _common_api_message(node),
-                                  fix=_import_from_fix(ctx, node, module))
+                yield DEPRECATED_JIT_MODULE, node, _common_api_message(node), _import_from_fix(ctx, node, module)
         elif isinstance(node, nodes.Import):
             if deprecated and any(name == _DEPRECATED_MODULE for name, _ in node.names):
-                yield ctx.finding(LEGACY_JIT_API, node, _common_api_message(node), fix=_import_fix(ctx, node))
+                yield DEPRECATED_JIT_MODULE, node, _common_api_message(node), _import_fix(ctx, node)
         elif legacy:
             # ms.ms_function / mindspore.common.api.ms_class; `ms.common.api` itself is an alias of
             # mindspore.graph.api on 2.10 and logs nothing, so only the removed names are reported
-            name = _legacy_name(ctx.qualname(node))
+            qualname = ctx.qualname(node)
+            name = _legacy_name(qualname)
             if name is not None:
-                yield ctx.finding(LEGACY_JIT_API, node, _legacy_message(name, node), fix=_attribute_fix(node, name))
+                yield (LEGACY_JIT_API, node, _legacy_message(name, node, qualname.rsplit(".", 1)[0]),
+                       _attribute_fix(node, name))
+
+
+@implements(LEGACY_JIT_API)
+def check_legacy_jit_api(ctx: ModuleContext) -> Iterator[Finding]:
+    for rule, node, message, fix in _legacy_jit_uses(ctx):
+        if rule is LEGACY_JIT_API:
+            yield ctx.finding(rule, node, message, fix=fix)
+
+
+@implements(DEPRECATED_JIT_MODULE)
+def check_deprecated_jit_module(ctx: ModuleContext) -> Iterator[Finding]:
+    for rule, node, message, fix in _legacy_jit_uses(ctx):
+        if rule is DEPRECATED_JIT_MODULE:
+            yield ctx.finding(rule, node, message, fix=fix)
 
 
 # -- MS801's fix ---------------------------------------------------------------------------
@@ -372,8 +402,9 @@ def check_classmethod_in_graph(ctx: ModuleContext) -> Iterator[Finding]:
         owner = method.parent.name if isinstance(method.parent, nodes.ClassDef) else cls.name
         yield ctx.finding(
             CLASSMETHOD_IN_GRAPH, call,
-            f"'{func.as_string()}(...)' calls the classmethod {owner}.{method.name} in graph code: MindSpore does "
-            f"not bind 'cls' and fails to compile ({_arity_text(method, call)}); make it a @staticmethod",
+            compose(f"'{shown(func, SNIPPET)}(...)' calls the classmethod {owner}.{method.name} in graph code",
+                    f"MindSpore does not bind 'cls' and fails to compile ({_arity_text(method, call)})",
+                    "Make it a @staticmethod"),
             gf,
             fix=_staticmethod_fix(ctx, method),
         )
@@ -412,9 +443,10 @@ def check_jit_class_on_cell(ctx: ModuleContext) -> Iterator[Finding]:
                 name = qualname.rsplit(".", 1)[-1]
                 yield ctx.finding(
                     JIT_CLASS_ON_CELL, decorator,
-                    f"@{name} on the Cell subclass {cls.name}: MindSpore raises when the class is defined "
-                    f"(TypeError: Decorator jit_class is used for user-defined classes and cannot be used for "
-                    f"nn.Cell: <class '...{cls.name}'>.); remove the decorator",
+                    compose(f"@{name} decorates the Cell subclass {cls.name}, which MindSpore refuses",
+                            "MindSpore raises when the class is defined (TypeError: Decorator jit_class is used for "
+                            f"user-defined classes and cannot be used for nn.Cell: <class '...{cls.name}'>.)",
+                            "Remove the decorator"),
                 )
 
 
@@ -443,9 +475,9 @@ def check_construct_not_compiled(ctx: ModuleContext) -> Iterator[Finding]:
             continue
         yield ctx.finding(
             CONSTRUCT_NOT_COMPILED, own_call,
-            f"{cls.name} overrides __call__ without calling Cell.__call__: its construct is never compiled and "
-            "runs eagerly in Python even under GRAPH_MODE (no graph optimisation; mslint does not check it as "
-            "graph code); call super().__call__(...) or decorate construct with @mindspore.jit",
+            compose(f"{cls.name} overrides __call__ without calling Cell.__call__, so its construct is never compiled",
+                    "It runs eagerly in Python even under GRAPH_MODE (no graph optimisation; mslint does not check it "
+                    "as graph code)", "Call super().__call__(...) or decorate construct with @mindspore.jit"),
         )
 
 
@@ -526,7 +558,8 @@ def check_unsupported_syntax(ctx: ModuleContext) -> Iterator[Finding]:
     for node, gf, keyword, error, hint in _graph_syntax(ctx):
         finding = ctx.finding(
             UNSUPPORTED_SYNTAX, node,
-            f"{keyword} in graph code cannot be compiled (MindSpore 2.10, STRICT and LAX: {error}); {hint}", gf)
+            compose(f"{capitalized(keyword)} in graph code cannot be compiled",
+                    f"MindSpore 2.10, STRICT and LAX: {error}", capitalized(hint)), gf)
         yield _header(finding, node) if type(node) in _STATEMENTS else finding
     # async def / await / async for / async with are MS301's (design.md: async belongs to family MS3)
     for node, gf in ctx.graph_nodes(nodes.With):
@@ -535,9 +568,10 @@ def check_unsupported_syntax(ctx: ModuleContext) -> Iterator[Finding]:
             if problem is not None:
                 finding = ctx.finding(
                     UNSUPPORTED_SYNTAX, node,
-                    f"'with' in graph code only accepts @jit_class instances, and {problem} (MindSpore 2.10, "
-                    "STRICT and LAX: TypeError: Only support jit_class instance, but got ...); move the `with` "
-                    "out of the graph or make the context manager a @jit_class", gf)
+                    compose("'with' in graph code only accepts @jit_class instances, and this one gets another object",
+                            capitalized(problem),
+                            "MindSpore 2.10, STRICT and LAX: TypeError: Only support jit_class instance, but got ...",
+                            "Move the `with` out of the graph or make the context manager a @jit_class"), gf)
                 yield _header(finding, node)
                 break
 
@@ -549,8 +583,9 @@ def check_import_in_graph(ctx: ModuleContext) -> Iterator[Finding]:
         statement = "Import" if isinstance(node, nodes.Import) else "ImportFrom"
         yield ctx.finding(
             IMPORT_IN_GRAPH, node,
-            f"'{node.as_string()}' in graph code cannot be compiled (MindSpore 2.10, STRICT and LAX: "
-            f"RuntimeError: Unsupported statement '{statement}'.); import at the top of the module", gf)
+            compose(f"{snippet(node)} in graph code cannot be compiled",
+                    f"MindSpore 2.10, STRICT and LAX: RuntimeError: Unsupported statement '{statement}'.",
+                    "Import at the top of the module"), gf)
 
 
 @implements(SET_IN_GRAPH)
@@ -560,8 +595,9 @@ def check_set_in_graph(ctx: ModuleContext) -> Iterator[Finding]:
                                                                                           "SetComp")
         yield ctx.finding(
             SET_IN_GRAPH, node,
-            f"{what} in graph code cannot be compiled: graph mode has no set type (MindSpore 2.10, STRICT and "
-            f"LAX: RuntimeError: Unsupported expression '{expression}'.); use a tuple or a list", gf,
+            compose(f"{capitalized(what)} in graph code cannot be compiled: graph mode has no set type",
+                    f"MindSpore 2.10, STRICT and LAX: RuntimeError: Unsupported expression '{expression}'.",
+                    "Use a tuple or a list"), gf,
             fix=_membership_tuple_fix(ctx, node))
 
 
@@ -594,9 +630,10 @@ def check_range_over_tensor(ctx: ModuleContext) -> Iterator[Finding]:
             if definite_tensor(ctx, argument, gf):
                 yield ctx.finding(
                     RANGE_OVER_TENSOR, argument,
-                    f"range() is given the tensor '{shown(argument)}'; it needs a Python int. MindSpore 2.10, STRICT "
-                    f"and LAX: TypeError: For 'make_range', the {position}th input should be a int scalar but got "
-                    "AbstractTensor(...). Loop with `while i < n:` or pass an int", gf)
+                    compose(f"range() is given the tensor {snippet(argument)}; it needs a Python int",
+                            f"MindSpore 2.10, STRICT and LAX: TypeError: For 'make_range', the {position}th input "
+                            "should be a int scalar but got AbstractTensor(...).",
+                            "Loop with `while i < n:` or pass an int"), gf)
                 break
 
 
@@ -614,9 +651,10 @@ def check_multi_clause_comprehension(ctx: ModuleContext) -> Iterator[Finding]:
         shown_kind = "ListComp" if kind == "GeneratorExp" else kind
         yield ctx.finding(
             MULTI_CLAUSE_COMPREHENSION, node,
-            f"This comprehension has {clauses} `for` clauses; graph code allows one. MindSpore 2.10, STRICT and LAX: "
-            f"TypeError: The 'generators' supports 1 'comprehension' in {shown_kind}/GeneratorExp, but got {clauses} "
-            "comprehensions. Nest the comprehensions or write the loops out", gf)
+            compose(f"This comprehension has {clauses} `for` clauses; graph code allows one",
+                    f"MindSpore 2.10, STRICT and LAX: TypeError: The 'generators' supports 1 'comprehension' in "
+                    f"{shown_kind}/GeneratorExp, but got {clauses} comprehensions.",
+                    "Nest the comprehensions or write the loops out"), gf)
 
 
 # -- MS810 -------------------------------------------------------------------------------
@@ -663,9 +701,9 @@ def check_unsupported_exception(ctx: ModuleContext) -> Iterator[Finding]:
             continue
         yield ctx.finding(
             UNSUPPORTED_EXCEPTION, node,
-            f"Graph code cannot raise {name}; only some built-in exception types can be raised there. MindSpore "
-            f"2.10, STRICT and LAX, even when the branch is never taken: RuntimeError: Unsupported exception type: "
-            f"{name}. Raise ValueError, TypeError or RuntimeError instead", gf)
+            compose(f"Graph code cannot raise {name}; only some built-in exception types can be raised there",
+                    "MindSpore 2.10, STRICT and LAX, even when the branch is never taken: RuntimeError: Unsupported "
+                    f"exception type: {name}.", "Raise ValueError, TypeError or RuntimeError instead"), gf)
 
 
 # -- MS811 -------------------------------------------------------------------------------
@@ -701,8 +739,9 @@ def check_tensor_truth_value(ctx: ModuleContext) -> Iterator[Finding]:
             continue
         yield ctx.finding(
             TENSOR_TRUTH_VALUE, test,
-            f"'{shown(test)}' is a tensor with more than one element, used as a condition. MindSpore 2.10, STRICT "
-            f"and LAX: ValueError: {_WHILE_TRUTH if loop else _IF_TRUTH} Reduce it first (.any(), .all(), .sum())",
+            compose(f"{snippet(test)} is a tensor with more than one element, used as a condition",
+                    f"MindSpore 2.10, STRICT and LAX: ValueError: {_WHILE_TRUTH if loop else _IF_TRUTH}",
+                    "Reduce it first (.any(), .all(), .sum())"),
             gf)
 
 
@@ -724,12 +763,12 @@ def check_divmod(ctx: ModuleContext) -> Iterator[Finding]:
         if tensor is not None:
             yield ctx.finding(
                 DIVMOD_ON_TENSOR, call,
-                f"divmod() is given the tensor '{shown(tensor)}', which graph code cannot do. MindSpore 2.10, STRICT: "
-                "ValueError: ... the inputs should be constant; LAX: TypeError: unsupported operand type(s) for "
-                "divmod(). Use `//` and `%`", gf)
+                compose(f"divmod() is given the tensor {snippet(tensor)}, which graph code cannot do",
+                        "MindSpore 2.10, STRICT: ValueError: ... the inputs should be constant; LAX: TypeError: "
+                        "unsupported operand type(s) for divmod().", "Use `//` and `%`"), gf)
         elif gf.strict and any(_from_a_shape(ctx.value(a, gf)) for a in call.args):
             yield ctx.finding(
                 DIVMOD_ON_TENSOR, call,
-                "divmod() is given a value computed from a shape, which STRICT refuses. MindSpore 2.10, STRICT: "
-                "ValueError: When handling script 'divmod(...) in graph mode', the inputs should be constant (LAX "
-                "runs it in Python). Use `//` and `%`", gf)
+                compose("divmod() is given a value computed from a shape, which STRICT refuses",
+                        "MindSpore 2.10, STRICT: ValueError: When handling script 'divmod(...) in graph mode', the "
+                        "inputs should be constant (LAX runs it in Python)", "Use `//` and `%`"), gf)

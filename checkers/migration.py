@@ -18,6 +18,7 @@ from mslint.project import mindspore_names as msn
 from mslint.project.classes import call_arguments, keyword_value
 from mslint.analysis.context import ModuleContext
 from mslint.findings import Finding, shown
+from mslint.messages import SNIPPET, compose, snippet
 from mslint.analysis.lattice import Kind
 from mslint.analysis import caller_values, version_tests
 from mslint.checkers.migration_fixed_weights import computed_by_ops, constant_parameters
@@ -70,7 +71,9 @@ FIXED_WEIGHT_CELL = Rule(
 PARAMETER_IN_GRAPH = Rule(
     "MS706", "parameter-created-in-graph", "error",
     "A Parameter is created in graph code.",
-    "Create Parameters in __init__ and update them in construct with ops.assign (or `self.w = value`).",
+    "Create Parameters in __init__ and update them in construct with ops.assign (or `self.w = value`); a value "
+    "whose shape depends on the input (a per-batch state such as ops.zeros((L, batch, H))) needs no Parameter: "
+    "use the tensor itself.",
 )
 SET_DATA_IN_GRAPH = Rule(
     "MS707", "parameter-set-data-in-graph", "error",
@@ -325,21 +328,24 @@ def check_conv_padding(ctx: ModuleContext) -> Iterator[Finding]:
         string = _string_padding(call, name, ctx.resolver)
         if string is not None:
             padding, found = string
-            origin = f" ({found.origin})" if found.origin else ""
             yield ctx.finding(
                 CONV_PADDING, call,
-                f"'{_layer(call)}' gets padding={found.value!r}{origin}, PyTorch's spelling of a padding mode: "
-                f"construction fails (TypeError: {STRING_PADDING_ERRORS[name]}); write pad_mode={found.value!r} "
-                f"without padding, or use the mint.nn layer, which takes PyTorch's arguments",
+                compose(f"'{_layer(call)}' gets padding={found.value!r}, PyTorch's spelling of a padding mode",
+                        f"The value comes from {found.origin}" if found.origin else None,
+                        f"Construction fails (TypeError: {STRING_PADDING_ERRORS[name]})",
+                        f"Write pad_mode={found.value!r} without padding, or use the mint.nn layer, which takes "
+                        "PyTorch's arguments"),
             )
             continue
         positional = _positional_pad_mode(call, name)
         if positional is not None:
             yield ctx.finding(
                 CONV_PADDING, call,
-                f"'{_layer(call)}' gets {positional.as_string()} as its fifth positional argument, which is pad_mode, "
-                f"not padding: construction fails (TypeError: For '{_CONV_PRIMITIVES[name]}', the type of 'pad_mode' "
-                f"should be 'str', but got type 'int'.); write padding={positional.as_string()}, pad_mode=\"pad\"",
+                compose(f"'{_layer(call)}' gets {shown(positional, 30)} as its fifth positional argument, which is "
+                        "pad_mode, not padding",
+                        f"Construction fails (TypeError: For '{_CONV_PRIMITIVES[name]}', the type of 'pad_mode' "
+                        "should be 'str', but got type 'int'.)",
+                        f"Write padding={positional.as_string()}, pad_mode=\"pad\""),
             )
             continue
         problem = _conv_padding_problem(call, name, ctx.resolver) or _padding_every_caller_sets(ctx, call, name)
@@ -359,9 +365,10 @@ def check_conv_padding(ctx: ModuleContext) -> Iterator[Finding]:
             hedge = " unless it is 0"
         yield ctx.finding(
             CONV_PADDING, call,
-            f"'{_layer(call)}' gets padding={padding.as_string()} with {given}: construction fails{hedge} "
-            f"(ValueError: For '{_CONV_PRIMITIVES[name]}', the 'pad' must be zero ... when 'pad_mode' is not "
-            f"'pad', but got 'pad' ... 'pad_mode' ... {mode}); add pad_mode=\"pad\"",
+            compose(f"'{_layer(call)}' gets padding={shown(padding, 30)} with {given}",
+                    f"Construction fails{hedge} (ValueError: For '{_CONV_PRIMITIVES[name]}', the 'pad' must be zero "
+                    f"... when 'pad_mode' is not 'pad', but got 'pad' ... 'pad_mode' ... {mode})",
+                    "Add pad_mode=\"pad\""),
             fix=_pad_mode_fix(ctx, call, pad_mode),
         )
 
@@ -400,12 +407,12 @@ def check_conv_implicit_same(ctx: ModuleContext) -> Iterator[Finding]:
         pad_mode_at, _, has_bias_at = _CONV_LAYERS[name]
         if _argument(call, "pad_mode", pad_mode_at) is not None or _conv_padding_problem(call, name, ctx.resolver):
             continue
-        bias = "" if _argument(call, "has_bias", has_bias_at) is not None else \
-            " and has no bias (has_bias=False; PyTorch's default is bias=True)"
+        bias = None if _argument(call, "has_bias", has_bias_at) is not None else \
+            "It also has no bias (has_bias=False; PyTorch's default is bias=True)"
         yield ctx.finding(
             CONV_IMPLICIT_SAME, call,
-            f"'{_layer(call)}' has no pad_mode: it pads to keep the size (pad_mode='same'; PyTorch pads nothing "
-            f"by default){bias}; state pad_mode and has_bias when porting",
+            compose(f"'{_layer(call)}' has no pad_mode, so it pads to keep the size (pad_mode='same')",
+                    "PyTorch pads nothing by default", bias, "State pad_mode and has_bias when porting"),
         )
 
 
@@ -466,22 +473,21 @@ def check_dropout_keep_prob(ctx: ModuleContext) -> Iterator[Finding]:
         if _right_keep_rate(ctx, value, by_keyword):
             continue  # MS711: only the keyword is deprecated
         keep = number(value)
-        spelled = dropout_rates.spelled(value)
         written = f"keep_prob={value.as_string()}" if by_keyword else value.as_string()
-        effect = (f"keeps {keep:.0%} and zeroes {1 - keep:.0%} of the activations in training"
-                  if keep is not None and 0 < keep <= 1 else "is the probability of KEEPING an activation")
-        binds = f"passes {spelled}, which reads as a drop rate, as keep_prob:" if by_keyword else \
-            f"binds keep_prob={spelled}, not PyTorch's drop probability:"
+        effect = (f"It keeps {keep:.0%} and zeroes {1 - keep:.0%} of the activations in training"
+                  if keep is not None and 0 < keep <= 1 else "keep_prob is the probability of KEEPING an activation")
+        problem = "passes a value named as a drop rate as keep_prob" if by_keyword else \
+            "passes keep_prob, not PyTorch's drop probability"
         if _p_exists(ctx, call):
-            advice = (f"keep_prob is deprecated ('please use p instead'): write p={spelled} if {spelled} is the "
-                      f"drop rate, p={dropout_rates.one_minus(value)} if it is the keep rate")
+            advice = (f"keep_prob is deprecated ('please use p instead'): pass the value as p if it is the drop rate, "
+                      f"or p={dropout_rates.one_minus(value)} if it is the keep rate")
             fix = _keyword_dropout_fix(call, value, force_unsafe=True) if by_keyword else \
                 _positional_dropout_fix(call, value)
         else:  # before 2.0 nn.Dropout has no p: neither the advice nor the fix may write it
-            advice = f"write keep_prob={dropout_rates.one_minus(value)} if {spelled} is the drop rate"
+            advice = f"If the value is the drop rate, write keep_prob={dropout_rates.one_minus(value)}"
             fix = None
-        yield ctx.finding(DROPOUT_KEEP_PROB, call, f"'{_layer(call)}({written})' {binds} it {effect}; {advice}",
-                          fix=fix)
+        yield ctx.finding(DROPOUT_KEEP_PROB, call,
+                          compose(f"{snippet(f'{_layer(call)}({written})')} {problem}", effect, advice), fix=fix)
 
 
 @implements(DROPOUT_KEEP_PROB_DEPRECATED)
@@ -496,8 +502,10 @@ def check_dropout_keep_prob_deprecated(ctx: ModuleContext) -> Iterator[Finding]:
         right = "the behaviour is right; " if _drop_rate(ctx, value) is False or by_keyword else ""
         yield ctx.finding(
             DROPOUT_KEEP_PROB_DEPRECATED, call,
-            f"'{_layer(call)}({written})' gives the keep probability through the deprecated keep_prob "
-            f"({_DEPRECATION}; 2.10 still accepts it): {right}write p={dropout_rates.one_minus(value)}",
+            compose(f"{snippet(f'{_layer(call)}({written})')} gives the keep probability through the deprecated "
+                    "keep_prob",
+                    f"MindSpore logs {_DEPRECATION} and 2.10 still accepts it" + (": the behaviour is right" if right else ""),
+                    f"Write p={dropout_rates.one_minus(value)}"),
             fix=_keyword_dropout_fix(call, value) if by_keyword else _keep_rate_fix(call, value),
         )
 
@@ -554,18 +562,17 @@ def check_batchnorm_momentum(ctx: ModuleContext) -> Iterator[Finding]:
             continue
         if _frozen_statistics(ctx, call):
             continue  # the moving statistics are never updated: momentum has no effect
-        written = f"momentum={momentum}" if not found.origin else \
-            f"momentum={argument.as_string()}, which is {momentum} ({found.origin})"
+        origin = f"momentum={argument.as_string()} is {momentum} ({found.origin})" if found.origin else None
         # the edit replaces a number written at the call; a name's value is changed where it is set
         fix = None if found.origin else fixes.fix(
             fixes.UNSAFE, f"momentum={round(1 - momentum, 6)} (PyTorch's {momentum} in MindSpore's terms)",
             fixes.replace_node(argument, repr(round(1.0 - momentum, 6))))
         yield ctx.finding(
             BN_TORCH_MOMENTUM, call,
-            f"'{_layer(call)}(..., {written})' looks like PyTorch's momentum: MindSpore updates "
-            f"moving = momentum * moving + (1 - momentum) * batch, so the running statistics keep only "
-            f"{momentum:.0%} of their history per step; PyTorch's {momentum} is MindSpore's "
-            f"momentum={round(1 - momentum, 6)}",
+            compose(f"'{_layer(call)}(..., momentum={momentum})' looks like PyTorch's momentum", origin,
+                    "MindSpore updates moving = momentum * moving + (1 - momentum) * batch, so the running statistics "
+                    f"keep only {momentum * 100:g}% of their history per step",
+                    f"PyTorch's {momentum} is MindSpore's momentum={round(1 - momentum, 6)}"),
             fix=fix,
         )
 
@@ -635,21 +642,35 @@ def _variable_argument(ctx: ModuleContext, call: nodes.Call, gf) -> Optional[int
 def check_cell_in_graph(ctx: ModuleContext) -> Iterator[Finding]:
     for call, gf, layer, qualname in _cells_built_in_graph(ctx):
         variable = _variable_argument(ctx, call, gf)
+        stored = _stored_on_self(call)
         if variable is not None:
-            consequence = (f"compilation fails (TypeError: When creating an instance of "
+            consequence = (f"Compilation fails (TypeError: When creating an instance of "
                            f"'{layer}', all arguments are required to be constants, but input "
                            f"{variable} is a variable)")
+        elif stored is not None:  # checked on 2.10: tests/test_mindspore_claims.py
+            consequence = (f"Storing it on 'self.{stored}' fails under STRICT (TypeError: ... the member attribute "
+                           f"must be of the Parameter type) and under LAX (when __init__ set a cell there: "
+                           f"TypeError: Sub cell '{stored}' already exists in network, can not assign ...)")
         elif qualname is not None and constant_parameters(ctx, call, layer, gf):
             continue  # a fixed function: MS712
         else:
-            consequence = ("it is built once, at compile time: its randomly initialised parameters are frozen "
+            consequence = ("It is built once, at compile time: its randomly initialised parameters are frozen "
                            "into the graph and never trained (they are not in trainable_params())")
         yield ctx.finding(
             CELL_IN_GRAPH, call,
-            f"'{call.func.as_string()}(...)' creates a cell with parameters in graph code: {consequence}; "
-            "create it in __init__",
+            compose(f"'{shown(call.func, SNIPPET)}(...)' creates a cell with parameters in graph code", consequence,
+                    "Create it in __init__"),
             gf,
         )
+
+
+def _stored_on_self(call: nodes.Call) -> Optional[str]:
+    """The attribute name in `self.name = <call>`, or None."""
+    assign = call.parent
+    if not isinstance(assign, nodes.Assign) or assign.value is not call:
+        return None
+    return next((target.attrname for target in assign.targets if isinstance(target, nodes.AssignAttr)
+                 and isinstance(target.expr, nodes.Name) and target.expr.name == "self"), None)
 
 
 @implements(FIXED_WEIGHT_CELL)
@@ -662,12 +683,13 @@ def check_fixed_weight_cell(ctx: ModuleContext) -> Iterator[Finding]:
             continue
         yield ctx.finding(
             FIXED_WEIGHT_CELL, call,
-            f"'{call.func.as_string()}(...)' is built in graph code with {constants}: its parameters stay "
-            "there (they are not in trainable_params()), so it computes a fixed function, as intended if "
-            "that is the point, and the layer is rebuilt at every compilation; create it in __init__ "
-            "(excluded from training if it must stay fixed), or call the op with the constant tensors"
-            + (" (ops.LayerNorm(begin_norm_axis, begin_params_axis)(x, gamma, beta))" if "LayerNorm" in layer
-               else ""),
+            compose(f"'{shown(call.func, SNIPPET)}(...)' in graph code computes a fixed function, rebuilt at every "
+                    "compilation",
+                    f"It is built with {constants}: its parameters stay there (they are not in trainable_params()), "
+                    "as intended if that is the point",
+                    "Create it in __init__ (excluded from training if it must stay fixed), or call the op with the "
+                    "constant tensors" + (" (ops.LayerNorm(begin_norm_axis, begin_params_axis)(x, gamma, beta))"
+                                          if "LayerNorm" in layer else "")),
             gf,
         )
 
@@ -677,13 +699,30 @@ def check_parameter_in_graph(ctx: ModuleContext) -> Iterator[Finding]:
     for call, gf in ctx.graph_nodes(nodes.Call):
         if ctx.qualname(call.func) not in msn.PARAMETER_CLASSES:
             continue
+        data = call.args[0] if call.args else keyword_value(call, "default_input")
         yield ctx.finding(
             PARAMETER_IN_GRAPH, call,
-            f"'{call.func.as_string()}(...)' in graph code fails to compile (ValueError: Failed to compile in "
-            "GRAPH_MODE because creating class 'mindspore.common.parameter.Parameter' instances is not supported "
-            "in 'construct' or @jit decorated function); create it in __init__",
+            compose(f"'{shown(call.func, SNIPPET)}(...)' creates a Parameter in graph code, which fails to compile",
+                    "ValueError: Failed to compile in GRAPH_MODE because creating class "
+                    "'mindspore.common.parameter.Parameter' instances is not supported in 'construct' or @jit "
+                    "decorated function",
+                    "Its value depends on this call's inputs (a per-call state, such as a batch-sized zeros): use "
+                    "the tensor itself, without Parameter(...)" if data is not None and _per_call(ctx, data, gf)
+                    else "Create it in __init__"),
             gf,
         )
+
+
+def _per_call(ctx: ModuleContext, data, gf) -> bool:
+    """The data of a Parameter depends on the call: a value not known at compile time, or a shape read from an
+    input (`ops.zeros((L, x.shape[0], H))`), directly or through a name."""
+    for node in [data] + list(data.nodes_of_class((nodes.Name, nodes.Attribute))):
+        if isinstance(node, nodes.Attribute) and node.attrname == "shape":
+            return True
+        value = ctx.value(node, gf)
+        if value.is_var or value.has("shape"):
+            return True
+    return False
 
 
 def _project_class_of(ctx: ModuleContext, receiver, gf) -> Optional[nodes.ClassDef]:
@@ -716,8 +755,8 @@ def check_set_data_in_graph(ctx: ModuleContext) -> Iterator[Finding]:
                      "'set_data' is not supported in 'construct' or function with @jit decorator")
         yield ctx.finding(
             SET_DATA_IN_GRAPH, call,
-            f"'{func.as_string()}(...)' in graph code fails to compile ({error}); use "
-            f"ops.assign({func.expr.as_string()}, value)",
+            compose(f"'{shown(func, SNIPPET)}(...)' in graph code fails to compile", error,
+                    f"Use ops.assign({func.expr.as_string()}, value)"),
             gf,
         )
 
@@ -771,8 +810,9 @@ def check_forbidden_api(ctx: ModuleContext) -> Iterator[Finding]:
             kind = "class" if last[:1].isupper() or last.startswith("saved_tensors") else "method or function"
             yield ctx.finding(
                 FORBIDDEN_API, call,
-                f"'{func.as_string()}(...)' is forbidden in graph code: {_forbidden_message(reported, kind, gf.strict)};"
-                " call it outside the compiled code (e.g. in __init__)",
+                compose(f"'{shown(func, SNIPPET)}(...)' is forbidden in graph code",
+                        _forbidden_message(reported, kind, gf.strict),
+                        "Call it outside the compiled code (e.g. in __init__)"),
                 gf,
             )
             continue
@@ -783,9 +823,9 @@ def check_forbidden_api(ctx: ModuleContext) -> Iterator[Finding]:
                 continue
             yield ctx.finding(
                 FORBIDDEN_API, call,
-                f"'{func.as_string()}(...)' is forbidden in graph code: "
-                f"{_forbidden_message(entry, 'method or function', gf.strict, tag)}; call it outside the compiled "
-                "code (e.g. in __init__) and keep the result",
+                compose(f"'{shown(func, SNIPPET)}(...)' is forbidden in graph code",
+                        _forbidden_message(entry, 'method or function', gf.strict, tag),
+                        "Call it outside the compiled code (e.g. in __init__) and keep the result"),
                 gf,
             )
             break
@@ -806,8 +846,8 @@ def check_isinstance_list(ctx: ModuleContext) -> Iterator[Finding]:
             fixed = "a tuple of types"
         yield ctx.finding(
             ISINSTANCE_LIST, types,
-            "isinstance() with a list of types fails in graph code, as in Python (TypeError: isinstance() arg 2 "
-            f"must be a type or tuple of types.); pass {fixed}",
+            compose("isinstance() with a list of types fails in graph code, as in Python",
+                    "TypeError: isinstance() arg 2 must be a type or tuple of types.", f"Pass {fixed}"),
             gf,
             # the call failed with a list and takes the same types as a tuple: safe
             fix=fixes.display_to_tuple(ctx, types, fixes.SAFE, "pass a tuple of types")
@@ -874,14 +914,14 @@ def check_attribute_assignment(ctx: ModuleContext) -> Iterator[Finding]:
                                 f"with self.{name}, the member attribute must be of the Parameter type.")
                 what = "__init__ does not make it a Parameter"
             if gf.strict:
-                level = f"this fails under STRICT ({strict_error})"
+                level = f"This fails under STRICT ({strict_error})"
             else:
                 level = (f"LAX allows it (the attribute holds the new value after the call), but it is an error "
                          f"under syntax-level STRICT and @jit(fullgraph=True) ({strict_error})")
             yield ctx.finding(
                 ATTRIBUTE_ASSIGNMENT, target,
-                f"'self.{name}' is assigned in graph code and {what}: {level}; keep such state in a Parameter "
-                "updated with ops.assign, or return the value",
+                compose(f"'self.{name}' is assigned in graph code and {what}", level,
+                        "Keep such state in a Parameter updated with ops.assign, or return the value"),
                 gf,
             )
 
@@ -920,9 +960,10 @@ def check_argument_attribute_assignment(ctx: ModuleContext) -> Iterator[Finding]
                 continue
             yield ctx.finding(
                 ARGUMENT_ATTRIBUTE_ASSIGNMENT, target,
-                f"'self.{name}' is assigned in STRICT graph code but __init__ copied it from an argument; that fails "
-                f"unless it is a Parameter. MindSpore 2.10, STRICT: TypeError: In JIT strict mode, if need "
-                f"to modify a member attribute of a class with self.{name}, the member attribute must be of the "
-                "Parameter type (LAX runs it). Pass a Parameter, or keep the value local",
+                compose(f"'self.{name}' is assigned in STRICT graph code but __init__ copied it from an argument",
+                        "That fails unless it is a Parameter",
+                        "MindSpore 2.10, STRICT: TypeError: In JIT strict mode, if need to modify a member attribute "
+                        f"of a class with self.{name}, the member attribute must be of the Parameter type (LAX runs "
+                        "it)", "Pass a Parameter, or keep the value local"),
                 gf,
             )

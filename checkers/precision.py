@@ -22,6 +22,7 @@ from mslint.analysis import instances as inst
 from mslint.project import mindspore_names as msn
 from mslint.analysis.context import ModuleContext
 from mslint.project.classes import keyword_value
+from mslint.messages import capitalized, compose, snippet
 from mslint.findings import Finding, shown
 from mslint.rules import Rule, implements
 from mslint.checkers.precision_helper_trainers import helper_trainers
@@ -109,7 +110,7 @@ def _overrides(level: Optional[str]) -> bool:
 
 def _effect(level: Optional[str]) -> str:
     if level is None:
-        return ("unless the level is \"O0\", \"O1\" or \"auto\", it overrides that (O2 and O3 cast the network "
+        return ("Unless the level is \"O0\", \"O1\" or \"auto\", it overrides that (O2 and O3 cast the network "
                 "to float16, this cell too)")
     if level.upper() == "O2":
         return ("O2 casts the whole network to float16 again and overwrites it: cells kept in float32 run in "
@@ -135,14 +136,20 @@ class _Conversion:
 
     def on_the_network(self) -> str:
         if self.trainer is not None:
-            return f"is on the network trained by {_trainer_text(self.trainer)}"
-        return f"is on the network that '{_call_text(self.call)}' (line {self.call.lineno}) converts afterwards"
+            return f"It is on the network trained by {_trainer_text(self.trainer)}"
+        return f"It is on the network that '{_call_text(self.call)}' (line {self.call.lineno}) converts afterwards"
+
+    def level_text(self) -> str:
+        """'amp_level O2', 'level O3', or 'a level' when it is unknown."""
+        if self.level is None:
+            return "a level"
+        return f"{'amp_level' if self.trainer is not None else 'level'} {self.level}"
 
     def guide(self) -> str:
         if self.trainer is not None:
-            return "the migration guide: \"don't set amp_level in Model if you use custom mixed precision\" " \
+            return "The migration guide: \"don't set amp_level in Model if you use custom mixed precision\" " \
                    "(keep the default \"O0\")"
-        return "the migration guide: custom mixed precision and a level do not mix (convert with one of them)"
+        return "The migration guide: custom mixed precision and a level do not mix (convert with one of them)"
 
     def fix(self) -> Optional[fixes.Fix]:
         return _level_o0_fix(self.trainer) if self.trainer is not None else None
@@ -197,8 +204,9 @@ def check_to_float_with_amp(ctx: ModuleContext) -> Iterator[Finding]:
             reported.add(event.node)
             yield ctx.finding(
                 TO_FLOAT_WITH_AMP, event.node,
-                f"custom mixed precision '{_call_text(event.node)}' {conversion.on_the_network()}: "
-                f"{_effect(conversion.level)}; {conversion.guide()}",
+                compose(f"{snippet(event.node)} sets custom mixed precision that {conversion.level_text()} "
+                        f"{'may override' if conversion.level is None else 'overrides'}",
+                        conversion.on_the_network(), _effect(conversion.level), conversion.guide()),
                 fix=conversion.fix(),
             )
         if elsewhere:
@@ -207,10 +215,13 @@ def check_to_float_with_amp(ctx: ModuleContext) -> Iterator[Finding]:
                 else f"'{_call_text(conversion.call)}'"
             yield ctx.finding(
                 TO_FLOAT_WITH_AMP, conversion.anchor,
-                f"the network {'trained' if conversion.trainer is not None else 'converted'} here has custom mixed "
-                f"precision ('{_call_text(first.node)}' in {_file(first.node)}, line {first.node.lineno}) and "
-                f"{converts} converts it {'again' if conversion.trainer is not None else 'afterwards'}: "
-                f"{_effect(conversion.level)}; {conversion.guide()}",
+                compose(f"{capitalized(conversion.level_text())} here "
+                        f"{'may override' if conversion.level is None else 'overrides'} the network's custom mixed "
+                        "precision",
+                        f"The network {'trained' if conversion.trainer is not None else 'converted'} here has custom "
+                        f"mixed precision ('{_call_text(first.node)}' in {_file(first.node)}, line {first.node.lineno}), "
+                        f"and {converts} converts it {'again' if conversion.trainer is not None else 'afterwards'}",
+                        _effect(conversion.level), conversion.guide()),
                 fix=conversion.fix(),
             )
 
@@ -250,10 +261,11 @@ def check_double_mixed_precision(ctx: ModuleContext) -> Iterator[Finding]:
             first = min(conversions, key=lambda e: e.position)
             yield ctx.finding(
                 DOUBLE_MIXED_PRECISION, trainer.level,
-                f"the network was already converted by '{_call_text(first.node)}' (line {first.node.lineno}) and "
-                f"{_trainer_text(trainer)} converts it again ({_effect(level)}); MindSpore: after "
-                "custom_mixed_precision or auto_mixed_precision \"amp_level need to be configured to O0 to avoid "
-                "the duplicated accuracy conversion\"",
+                compose(f"The network is converted twice: at line {first.node.lineno} and by this level",
+                        f"'{_call_text(first.node)}' converted it; {_trainer_text(trainer)} converts it again",
+                        _effect(level),
+                        "MindSpore: after custom_mixed_precision or auto_mixed_precision \"amp_level need to be "
+                        "configured to O0 to avoid the duplicated accuracy conversion\""),
             )
     for instance in inst.tracker(ctx).instances:
         conversions = sorted((e for e in instance.events if e.kind == "amp" and _converting(e)),
@@ -263,9 +275,10 @@ def check_double_mixed_precision(ctx: ModuleContext) -> Iterator[Finding]:
                     not _exclusive_branches(earlier.node, later.node):
                 yield ctx.finding(
                     DOUBLE_MIXED_PRECISION, later.node,
-                    f"'{_call_text(later.node)}' converts a network '{_call_text(earlier.node)}' (line "
-                    f"{earlier.node.lineno}) already converted; MindSpore logs \"repeated calls to mixed-precision "
-                    "interfaces can cause performance degradation\" and the later level wins",
+                    compose(f"{snippet(later.node)} converts again a network converted at line {earlier.node.lineno}",
+                            f"The first conversion is '{_call_text(earlier.node)}'",
+                            "MindSpore logs \"repeated calls to mixed-precision interfaces can cause performance "
+                            "degradation\" and the later level wins"),
                 )
 
 
@@ -376,9 +389,9 @@ def check_loss_in_float16(ctx: ModuleContext) -> Iterator[Finding]:
                 reported.add(cast.node)
                 yield ctx.finding(
                     LOSS_IN_FLOAT16, cast.node,
-                    f"'{_call_text(cast.node)}' computes the loss in {cast.value}: large values overflow to inf "
-                    "(MindSpore 2.10: MSELoss on outputs of magnitude 100 gives inf in Float16); keep the loss in "
-                    "float32 with .to_float(ms.float32)",
+                    compose(f"{snippet(cast.node)} computes the loss in {cast.value}",
+                            "Large values overflow to inf (MindSpore 2.10: MSELoss on outputs of magnitude 100 gives "
+                            "inf in Float16)", "Keep the loss in float32 with .to_float(ms.float32)"),
                 )
                 continue
             itself = {id(same) for same in inst.same_object(instance)}
@@ -389,9 +402,10 @@ def check_loss_in_float16(ctx: ModuleContext) -> Iterator[Finding]:
                 reported.add(cast.node)
                 yield ctx.finding(
                     LOSS_IN_FLOAT16, cast.node,
-                    f"'{_call_text(cast.node)}' also casts the loss inside it ('{unprotected[0].display}') to "
-                    f"{cast.value}: large values overflow to inf (MindSpore 2.10: WithLossCell(net, MSELoss()) in "
-                    "float16 gives inf); keep the loss in float32: loss.to_float(ms.float32) after this call",
+                    compose(f"{snippet(cast.node)} also casts the loss inside it to {cast.value}",
+                            f"The loss is '{unprotected[0].display}'; large values overflow to inf (MindSpore "
+                            "2.10: WithLossCell(net, MSELoss()) in float16 gives inf)",
+                            "Keep the loss in float32: loss.to_float(ms.float32) after this call"),
                 )
     yield from _float16_logits_into_loss(ctx, tracker)
 
@@ -434,10 +448,11 @@ def _float16_logits_into_loss(ctx: ModuleContext, tracker: inst.InstanceTracker)
         argument = inst.argument_for(combiner.node, tracker, loss)
         yield ctx.finding(
             LOSS_IN_FLOAT16, argument if argument is not None else combiner.node,
-            f"'{network.display}' runs in {casts[0].value} ('{_call_text(casts[0].node)}', line "
-            f"{casts[0].node.lineno}) and its {casts[0].value} logits go into the loss '{loss.display}', whose "
-            f"labels are class indices, so nothing promotes it: it computes in {casts[0].value} (MindSpore 2.10: a "
-            "Float16 loss; a loss with float32 labels, such as MSELoss, is promoted to float32); the migration "
-            "guide keeps the loss in float32: \"Otherwise, float16 is used for calculation of the loss part, which "
-            "may cause overflow\" -> loss.to_float(ms.float32)",
+            compose(f"The loss {snippet(loss.display)} computes in {casts[0].value}: its logits come from a "
+                    f"{casts[0].value} network",
+                    f"'{network.display}' runs in {casts[0].value} ('{_call_text(casts[0].node)}', line "
+                    f"{casts[0].node.lineno}); the loss's labels are class indices, so nothing promotes it (MindSpore "
+                    "2.10: a Float16 loss; a loss with float32 labels, such as MSELoss, is promoted to float32)",
+                    "The migration guide keeps the loss in float32: \"Otherwise, float16 is used for calculation of "
+                    "the loss part, which may cause overflow\" -> loss.to_float(ms.float32)"),
         )

@@ -21,6 +21,7 @@ from mslint.project.classes import call_arguments
 from mslint.analysis.context import ModuleContext
 from mslint.data import replacements_for
 from mslint.findings import Finding, shown
+from mslint.messages import SNIPPET, compose, snippet
 from mslint.project.python_reach import reached_calls
 from mslint.rules import Rule, implements
 from mslint.analysis.scope import Hop, hop_text, local_bindings
@@ -33,10 +34,11 @@ TENSOR_TO_NUMPY = Rule(
 )
 CALL_ON_TENSOR = Rule(
     "MS102", "third-party-call-on-tensor", "error",
-    "A NumPy/SciPy/standard-library function is applied to a graph tensor, or a NumPy array is mixed with one.",
+    "A NumPy/SciPy/standard-library function is applied to a tensor in graph code, or a NumPy array is mixed with one.",
     "Use the MindSpore function (mindspore.ops, mint, mindspore.numpy, mindspore.scipy) on the tensor; "
     "precompute constants in __init__ and store them as Tensor; on a Python number computed from a tensor "
-    "(int(t), t.item()) use Python arithmetic, which the graph compiles ((a + b - 1) // b for a ceiling).",
+    "(int(t), t.item()) use Python arithmetic, which the graph compiles ((a + b - 1) // b for a ceiling); "
+    "build typing's containers (typing.OrderedDict()) with collections' classes or a plain dict.",
 )
 CALL_IN_GRAPH = Rule(
     "MS103", "third-party-call-in-graph", "info",
@@ -109,7 +111,7 @@ def _library(qualname: str) -> str:
 
 
 def _spelled(call: nodes.Call) -> str:
-    return shown(call.func)
+    return shown(call.func, SNIPPET)
 
 
 def _named(call: nodes.Call, qualname: str) -> str:
@@ -176,13 +178,21 @@ def check_tensor_to_numpy(ctx: ModuleContext) -> Iterator[Finding]:
         func = call.func
         found = ctx.finding(
             TENSOR_TO_NUMPY, call,
-            f"'{_spelled(call)}()' converts a tensor to {'a Python list' if func.attrname == 'tolist' else 'NumPy'} "
-            "in graph code: STRICT rejects it (AttributeError: "
-            f"cannot get attributes {func.attrname}), LAX runs it through JIT Fallback and the gradient through it "
-            "is zero",
+            compose(f"'{_spelled(call)}()' converts a tensor to "
+                    f"{'a Python list' if func.attrname == 'tolist' else 'NumPy'} in graph code",
+                    f"STRICT rejects it (AttributeError: cannot get attributes {func.attrname})",
+                    "LAX runs it through JIT Fallback; " + (
+                        "the gradient comes from the cell's custom bprop" if _has_bprop(ctx, gf)
+                        else "the gradient through it is zero")),
             gf,
         )
         yield replace(found, related=related[call]) if call in related else found
+
+
+def _has_bprop(ctx: ModuleContext, gf) -> bool:
+    """The code is a method of a cell with a custom bprop: differentiating the cell calls bprop,
+    not the gradient of construct (checked on 2.10: LAX gives bprop's gradient)."""
+    return gf.self_class is not None and ctx.classes.lookup_method(gf.self_class, "bprop") is not None
 
 
 def _conversions(ctx: ModuleContext):
@@ -209,9 +219,9 @@ def check_call_on_tensor(ctx: ModuleContext) -> Iterator[Finding]:
         if _typing_container(qualname):
             yield ctx.finding(
                 CALL_ON_TENSOR, call,
-                f"'{_spelled(call)}()' builds its object in typing's own Python code, which graph code cannot "
-                "run: it fails to compile in STRICT and LAX (RuntimeError: Unsupported statement 'Try'); use "
-                f"{_TYPING_CONTAINERS[qualname.rsplit('.', 1)[-1]]} or a dict",
+                compose(f"'{_spelled(call)}()' runs typing's own Python code, which graph code cannot compile",
+                        "It fails in STRICT and LAX (RuntimeError: Unsupported statement 'Try')",
+                        f"Use {_TYPING_CONTAINERS[qualname.rsplit('.', 1)[-1]]} or a dict"),
                 gf,
             )
             continue
@@ -220,25 +230,29 @@ def check_call_on_tensor(ctx: ModuleContext) -> Iterator[Finding]:
         if not _has_graph_input(ctx, call, gf):
             continue
         replacement = replacements_for(qualname)
-        instead = f"; use {' or '.join(replacement)} instead" if replacement else ""
+        instead = f"Use {' or '.join(replacement)} instead" if replacement else ""
+        function = f"{_library(qualname)} function {_named(call, qualname)}"
         if _is_frozen(qualname):
-            message = (f"{_library(qualname)} function {_named(call, qualname)} takes a value computed in the graph: "
-                       "STRICT fails ('the inputs should be constant, but found variable'), LAX runs it in the "
-                       f"Python interpreter on every call{instead or _frozen_hint(qualname)}")
+            message = compose(f"{function} takes a value computed in graph code", _STRICT_FAILS,
+                              "LAX runs it in the Python interpreter on every call", instead or _frozen_hint(qualname))
         elif (conversion := _scalar_conversion(ctx, call, gf)) is not None:
-            message = (f"{_library(qualname)} function {_named(call, qualname)} is applied to a scalar computed from a "
-                       f"graph tensor ('{conversion}'): STRICT fails ('the inputs should be constant, but found "
-                       f"variable'), LAX falls back to the Python interpreter{_scalar_hint(qualname, replacement)}")
+            message = compose(f"{function} is applied to a number computed from a tensor ({snippet(conversion)})",
+                              _STRICT_FAILS, "LAX falls back to the Python interpreter",
+                              _scalar_hint(qualname, replacement))
+        elif qualname.split(".")[0] == "torch":
+            message = compose(f"{function} is applied to a tensor in graph code", _STRICT_FAILS,
+                              "LAX runs it in the Python interpreter, where torch is handed a MindSpore tensor, "
+                              "which it does not accept", instead or "Use the MindSpore op (mindspore.ops or mint)")
         else:
-            message = (f"{_library(qualname)} function {_named(call, qualname)} is applied to a graph tensor: STRICT "
-                       "fails ('the inputs should be constant, but found variable'), LAX falls back to the Python "
-                       f"interpreter and the gradient through it is zero{instead}")
+            message = compose(f"{function} is applied to a tensor in graph code", _STRICT_FAILS,
+                              "LAX falls back to the Python interpreter, and the gradient through it is zero", instead)
         yield ctx.finding(CALL_ON_TENSOR, call, message, gf)
     for binop, gf, _ in _arrays_meeting_tensors(ctx):
         yield ctx.finding(
             CALL_ON_TENSOR, binop,
-            f"a NumPy array is combined with a graph tensor ('{binop.op}'): STRICT fails ('the inputs should "
-            "be constant'), LAX fails in the operator; store the array as a Tensor in __init__",
+            compose(f"A NumPy array is combined with a tensor by '{binop.op}' in graph code",
+                    "STRICT fails ('the inputs should be constant'); LAX fails in the operator",
+                    "Store the array as a Tensor in __init__"),
             gf,
         )
 
@@ -302,6 +316,9 @@ _MINDSPORE_DTYPES = frozenset({
     "uint64", "bool_", "complex64", "complex128", "float_", "int_", "uint", "half", "single", "double"})
 
 
+_STRICT_FAILS = "STRICT fails ('the inputs should be constant, but found variable')"
+
+
 @implements(CALL_IN_GRAPH)
 def check_call_in_graph(ctx: ModuleContext) -> Iterator[Finding]:
     allowed = set(ctx.config.allowed_constant_calls)
@@ -325,16 +342,16 @@ def check_call_in_graph(ctx: ModuleContext) -> Iterator[Finding]:
             op += f" (or mint.{qualname.rsplit('.', 1)[-1]})"
         if kind == "shape":
             shape = f"the shape '{source}'" if source else "an input shape"
-            advice = f"it cannot move to __init__, since it depends on {shape}: build it in graph with {op}"
+            advice = f"It cannot move to __init__, since it depends on {shape}: build it in graph with {op}"
         elif kind == "passed":
-            advice = (f"it cannot move to __init__, since '{source.name}' (an argument of '{source.scope().name}') is "
+            advice = (f"It cannot move to __init__, since '{source.name}' (an argument of '{source.scope().name}') is "
                       f"an input shape its caller passes: build it in graph with {op}")
         else:
-            advice = "compute it in __init__"
+            advice = "Compute it in __init__"
         yield ctx.finding(
             CALL_IN_GRAPH, call,
-            f"{_library(qualname)} call {_named(call, qualname)} in graph code is run by JIT Fallback once, at "
-            f"compile time, and its result embedded as a constant; {advice}",
+            compose(f"{_library(qualname)} call {_named(call, qualname)} in graph code runs once, at compile time",
+                    "JIT Fallback embeds its result in the graph as a constant", advice),
             gf,
         )
 
@@ -447,12 +464,12 @@ def _scalar_conversion(ctx: ModuleContext, call: nodes.Call, gf) -> Optional[str
 
 def _scalar_hint(qualname: str, replacement: list) -> str:
     if qualname == "math.ceil":
-        return "; use integer ceiling division ((a + b - 1) // b), which the graph compiles"
+        return "Use integer ceiling division ((a + b - 1) // b), which the graph compiles"
     if qualname == "math.floor":
-        return "; use integer division (a // b), which the graph compiles"
+        return "Use integer division (a // b), which the graph compiles"
     if replacement:
-        return f"; keep the value a tensor (no int()/float()/.item()) and use {' or '.join(replacement)}"
-    return "; keep the value a tensor (no int()/float()/.item()) and use a MindSpore op"
+        return f"Keep the value a tensor (no int()/float()/.item()) and use {' or '.join(replacement)}"
+    return "Keep the value a tensor (no int()/float()/.item()) and use a MindSpore op"
 
 
 def _shape_source(ctx: ModuleContext, call: nodes.Call, gf):
@@ -518,8 +535,8 @@ def check_frozen_call(ctx: ModuleContext) -> Iterator[Finding]:
             continue  # the same draws on every call, compiled or not
         yield ctx.finding(
             FROZEN_CALL, call,
-            f"{_named(call, qualname)} runs once, at compile time: every run of the compiled graph sees the "
-            f"same value{_frozen_hint(qualname)}",
+            compose(f"{_named(call, qualname)} in graph code runs once, at compile time",
+                    "Every run of the compiled graph sees the same value", _frozen_hint(qualname)),
             gf,
         )
     yield from _frozen_in_constexpr(ctx)
@@ -581,14 +598,16 @@ def _frozen_in_constexpr(ctx: ModuleContext) -> Iterator[Finding]:
         where = f"line {call.lineno}" if here else f"{gf.display}, line {call.lineno}"
         if chain:  # in a project helper the @constexpr function calls
             hops = " -> ".join([helper.name] + [_hop_text(ctx, hop, callee) for hop, callee in chain])
-            found_in = (f"in '{chain[-1][1].name}', which the @constexpr function '{helper.name}' calls (reach: {hops}; "
-                        f"called from graph code, {where})")
+            found_in = f"in '{chain[-1][1].name}', which the @constexpr function '{helper.name}' calls,"
+            reach = f"Reach: {hops}; called from graph code, {where}"
         else:
-            found_in = f"in the @constexpr function '{helper.name}' (called from graph code, {where})"
+            found_in = f"in the @constexpr function '{helper.name}'"
+            reach = f"Called from graph code, {where}"
         yield ctx.finding(
             FROZEN_CALL, shown_at if here else call,
-            f"{_named(inner, qualname)} {found_in} runs once, at compile time, when MindSpore evaluates the function: "
-            f"every run of the compiled graph sees the same value{_frozen_hint(qualname)}",
+            compose(f"{_named(inner, qualname)} {found_in} runs once, at compile time",
+                    "MindSpore evaluates the function while it compiles: every run of the compiled graph sees the "
+                    "same value", _frozen_hint(qualname), reach),
             None if here else gf,
         )
 
@@ -600,4 +619,4 @@ def _hop_text(ctx: ModuleContext, call: nodes.Call, callee: nodes.FunctionDef) -
 
 def _frozen_hint(qualname: str) -> str:
     instead = _FROZEN_REPLACEMENTS.get(qualname.rsplit(".", 1)[-1])
-    return f"; use {instead}, which draws on every call" if instead else ""
+    return f"Use {instead}, which draws on every call" if instead else ""

@@ -9,10 +9,12 @@ from mslint.rules import Rule
 if TYPE_CHECKING:
     from mslint.fixes import Fix
 
-# how a finding's message begins its note that only a non-default argument compiles the code
-# ("only compiled when the caller passes use_mask other than its default False"): written by
-# the analysis, read by the routing of findings between files
-COMPILED_ONLY_WHEN = "only compiled when the caller passes "
+# how the sentence of a finding's message begins that says only a non-default argument compiles
+# the code ("Only compiled when the caller passes use_mask other than its default False."), and
+# the one that says how graph code reaches it ("In helper, called from Net.construct (line 5)."):
+# written by the analysis, read by the routing of findings between files
+COMPILED_ONLY_WHEN = "Only compiled when the caller passes "
+REACH_SENTENCE = "In "
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ SAFE, UNSAFE = "safe", "unsafe"
 # Rules that can attach a fix, and what kind (shown by --list-rules; the rule pages say why).
 FIXABLE: Dict[str, str] = {
     "MS801": SAFE,
+    "MS813": SAFE,  # mindspore.common.api -> mindspore / mindspore.graph.api: the same objects
     "MS703": UNSAFE,  # the value reads as a drop rate: p=<value> or p=1 - <value> is a human's call
     "MS711": SAFE,  # a keep rate: p=1 - k keeps what the layer does
     "MS704": UNSAFE,

@@ -285,7 +285,7 @@ def test_an_edit_of_a_constant_read_from_config_changes_the_finding(project, cap
     project.write("model.py", BN_MODEL)
     monkeypatch.chdir(project.root)
     first, _ = lint(capsys, "model.py")
-    assert [(line, code, "which is 0.1 (BN_MOMENTUM = 0.1 in config, line 1)" in message)
+    assert [(line, code, " is 0.1 (BN_MOMENTUM = 0.1 in config, line 1)." in message)
             for _, line, code, message in rows(first)] == [(10, "MS704", True), (11, "MS704", True)]
 
     analysed.clear()
@@ -301,7 +301,7 @@ def test_an_edit_of_a_constant_read_from_config_changes_the_finding(project, cap
     project.write("config.py", BN_CONFIG.replace("BN_MOMENTUM = 0.1", "BN_MOMENTUM = 0.01"))
     cached, uncached = lint(capsys, "model.py")
     assert cached == uncached
-    assert ["which is 0.01 (BN_MOMENTUM = 0.01 in config, line 1)" in message
+    assert [" is 0.01 (BN_MOMENTUM = 0.01 in config, line 1)." in message
             for _, _, _, message in rows(cached)] == [True, True]
 
 

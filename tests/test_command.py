@@ -256,7 +256,14 @@ def test_output_format_concise_quiet_and_output_file(tree):
     tree.write("b.py", BAD)
     tree.write("a.py", BAD)
     concise = tree.mslint("--output-format", "concise", ".")
-    assert concise.stdout.splitlines()[0].startswith("a.py:7:16: MS102 third-party-call-on-tensor NumPy")
+    # concise shows the problem only, the message's first sentence; text and json the whole message
+    assert concise.stdout.splitlines()[0] == ("a.py:7:16: MS102 third-party-call-on-tensor NumPy function 'np.exp' "
+                                              "(numpy.exp) is applied to a tensor in graph code.")
+    [finding] = [f for f in json.loads(tree.mslint("--format", "json", "a.py").stdout)]
+    assert finding["message"].startswith("NumPy function 'np.exp' (numpy.exp) is applied to a tensor in graph code. "
+                                         "STRICT fails")
+    assert tree.mslint("a.py").stdout.splitlines()[0] == "a.py:7:16: MS102 third-party-call-on-tensor " + \
+        finding["message"]
     assert concise.stdout.splitlines()[1].startswith("b.py:7:16: MS102")
     assert concise.stdout.splitlines()[2] == "Found 2 problems (2 errors) in 2 of 2 files."
     quiet = tree.mslint("--format", "concise", "--quiet", ".")

@@ -57,9 +57,11 @@ def test_executor_and_pool_from_init_used_in_a_helper_with_aliases(project):
     ''', select=["MS301"])
     assert found(findings) == [("MS301", 17), ("MS301", 21)]
     assert "concurrent.futures.ThreadPoolExecutor.submit" in findings[0].message
-    assert "given the graph value 'x'" in findings[0].message and "the inputs should be constant" in findings[0].message
+    assert "in graph code, given 'x', a value only known at run time. STRICT fails (ValueError: When handling " \
+        "script '__call_func_str__(...) in graph mode', the inputs should be constant" in findings[0].message
     assert "multiprocessing.Pool.map" in findings[1].message
-    assert "runs it while the graph is compiled, and only then" in findings[1].message
+    assert "is a thread/process call in graph code. JIT Fallback runs it while the graph is compiled, and only " \
+        "then" in findings[1].message
     assert "called from Net.construct (line 18)" in findings[1].message
 
 

@@ -51,9 +51,10 @@ def test_migration_guide_sampler_without_set_grad_is_flagged(project):
     findings = _lint(project, MIGRATION_GUIDE_BAD)
     assert [f.line for f in findings] == [_line(MIGRATION_GUIDE_BAD, "GradOperation")]
     message = findings[0].message
-    assert "'sampler' (MySampler, which defines bprop)" in message
+    assert message.startswith("'sampler' is called forward at line ")
+    assert ", then differentiated without set_grad(). The cell is MySampler, which defines bprop; " in message
     assert f"called forward at line {_line(MIGRATION_GUIDE_BAD, 'out = sampler(x)')}" in message
-    assert "call set_grad() so the backward is built with the forward in PYNATIVE_MODE" in message
+    assert "Call set_grad() so the backward is built with the forward in PYNATIVE_MODE" in message
 
 
 def test_migration_guide_sampler_with_set_grad_is_clean(project):
@@ -273,7 +274,7 @@ gs = ms.grad(sampler)(x)
 """
     findings = _lint(project, src, select=("MS502",))
     assert sorted(f.line for f in findings) == [_line(src, "g = ms.grad(net)"), _line(src, "gd = ms.grad(dense)")]
-    assert "(Plain)" in findings[0].message or "(Plain)" in findings[1].message
+    assert "The cell is Plain; " in findings[0].message or "The cell is Plain; " in findings[1].message
 
 
 def test_ms502_is_off_by_default(project):
@@ -324,9 +325,40 @@ class Pair(nn.Cell):
 def test_ms503_bprop_signature(project):
     findings = only(project.lint_source(BPROP, select=["MS503"]), "MS503")
     assert [f.line for f in findings] == [9]
-    assert "bprop must take (x, y, out, dout)" in findings[0].message
-    assert "requires the forward inputs as well as the 'out' and 'dout'" in findings[0].message
-    assert "Net.bprop() takes 4 positional arguments but 5 were given" in findings[0].message
+    assert findings[0].message == (
+        "'Net.bprop' takes 3 input(s), not construct's 2 plus out and dout. It takes (x, out, dout); it must take "
+        "(x, y, out, dout). GRAPH_MODE fails with \"TypeError: The params of function 'bprop' of Primitive or Cell "
+        "requires the forward inputs as well as the 'out' and 'dout'.\". PyNative fails with \"TypeError: "
+        "Net.bprop() takes 4 positional arguments but 5 were given\".")
+
+
+def test_ms503_a_bprop_with_more_inputs_quotes_the_errors_that_case_raises(project):
+    # checked on 2.10 (tests/test_mindspore_claims.py): too many bprop inputs is another error in both modes
+    findings = only(project.lint_source('''
+        from mindspore import nn
+
+        class More(nn.Cell):
+            def construct(self, x):
+                return x * 2
+
+            def bprop(self, x, y, out, dout):
+                return (dout,)
+
+        class Most(nn.Cell):
+            def construct(self, x):
+                return x * 2
+
+            def bprop(self, x, y, z, w, out, dout):
+                return (dout,)
+    ''', select=["MS503"]), "MS503")
+    assert [f.line for f in findings] == [7, 14]
+    assert findings[0].message.endswith(
+        "GRAPH_MODE fails with \"TypeError: ... The number of parameter of this primal function is 1, but the number "
+        "of parameters of bprop is 2\". PyNative fails with \"TypeError: More.bprop() missing 1 required positional "
+        "argument: 'dout'\".")
+    assert findings[1].message.endswith(
+        "PyNative fails with \"TypeError: Most.bprop() missing 3 required positional arguments: 'w', 'out', and "
+        "'dout'\".")
 
 
 def test_ms504_bprop_returning_a_tensor(project):

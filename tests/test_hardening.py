@@ -431,7 +431,7 @@ def test_an_internal_error_in_one_rule_is_ms003_the_run_goes_on_and_exits_2(
         codes = sorted(f["code"] for f in grouped[f"net{index}.py"])
         assert codes == ["MS003", "MS102"]  # the other rules still ran on the file
         [error] = [f for f in grouped[f"net{index}.py"] if f["code"] == "MS003"]
-        assert error["message"].startswith("internal error in rule MS801 (")
+        assert error["message"].startswith("internal error in rule MS801 (legacy-jit-api). ValueError: ")
         assert "ValueError: boom with a second line at test_hardening.py:" in error["message"]
     status, _, _ = run_main(capsys, "--exit-zero", "--jobs", jobs, ".")
     assert status == 0

@@ -641,7 +641,106 @@ def _setup_jobs():
             for claim_id, source, cell, args, calls, mode, outcome in SETUP_CLAIMS]
 
 
-JOBS = _jobs() + _fixed_jobs() + _precision_jobs() + _setup_jobs()
+# -- Issue 26's message claims -------------------------------------------------------------------
+# What the rewritten messages quote (cells with no page of their own):
+# - MS101 in a cell that defines bprop: STRICT rejects the conversion, LAX differentiates through bprop;
+# - MS503: a bprop with too few inputs and one with too many raise different errors, in each mode;
+# - MS705: a layer built in construct and stored on self fails in both levels (one only called runs,
+#   its parameters untrained: the page's claim);
+# - MS801: ms_function from mindspore.common.api is an ImportError naming that module; as an
+#   attribute of mindspore, an AttributeError.
+
+BPROP_CONVERSION = '''
+import mindspore as ms
+from mindspore import nn
+
+
+class Reverse(nn.Cell):
+    def construct(self, x):
+        return ms.Tensor(x.asnumpy() * 3)
+
+    def bprop(self, x, out, dout):
+        return (dout * 5,)
+'''
+
+BPROP_COUNTS = '''
+from mindspore import nn
+
+
+class Fewer(nn.Cell):
+    def construct(self, x, y):
+        return x * y
+
+    def bprop(self, x, out, dout):
+        return (dout, dout)
+
+
+class More(nn.Cell):
+    def construct(self, x):
+        return x * 2
+
+    def bprop(self, x, y, out, dout):
+        return (dout,)
+'''
+
+LAYER_STORED = '''
+from mindspore import nn
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Dense(3, 2)
+
+    def construct(self, x):
+        self.fc = nn.Dense(3, 2)
+        return self.fc(x)
+'''
+
+ONE = "ms.Tensor(np.ones(2, np.float32))"
+GRAD_FEWER = "lambda x, y: ms.grad(Fewer(), grad_position=(0, 1))(x, y)"
+GRAD_MORE = "lambda x: ms.grad(More())(x)"
+
+MESSAGE_CLAIMS = [
+    # (id, source, cell, args, calls, mode, outcome)
+    # (STRICT rejects the forward call; differentiating the cell alone runs bprop and does not reach it)
+    ("bprop-conversion-strict", BPROP_CONVERSION, "Reverse()", ONE, 1, "strict",
+     "error: cannot get attributes asnumpy"),
+    ("bprop-conversion-lax", BPROP_CONVERSION, "lambda x: ms.grad(Reverse())(x)", ONE, 1, "lax",
+     {"holds": "out.asnumpy().tolist() == [5.0, 5.0]"}),
+    ("bprop-fewer-graph", BPROP_COUNTS, GRAD_FEWER, f"{ONE}, {ONE}", 1, "lax",
+     "error: The params of function 'bprop' of Primitive or Cell requires the forward inputs as well as the 'out' "
+     "and 'dout'."),
+    ("bprop-fewer-pynative", BPROP_COUNTS, GRAD_FEWER, f"{ONE}, {ONE}", 1, "pynative",
+     "error: Fewer.bprop() takes 4 positional arguments but 5 were given"),
+    ("bprop-more-graph", BPROP_COUNTS, GRAD_MORE, ONE, 1, "lax",
+     "error: The number of parameter of this primal function is 1, but the number of parameters of bprop is 2"),
+    ("bprop-more-pynative", BPROP_COUNTS, GRAD_MORE, ONE, 1, "pynative",
+     "error: More.bprop() missing 1 required positional argument: 'dout'"),
+    ("layer-stored-strict", LAYER_STORED, "Net()", "ms.Tensor(np.ones((2, 3), np.float32))", 1, "strict",
+     "error: the member attribute must be of the Parameter type"),
+    ("layer-stored-lax", LAYER_STORED, "Net()", "ms.Tensor(np.ones((2, 3), np.float32))", 1, "lax",
+     "error: Sub cell 'fc' already exists in network, can not assign"),
+    ("ms-function-from-common-api", "from mindspore.common.api import ms_function\n", None, None, 1, "pynative",
+     "error: cannot import name 'ms_function' from 'mindspore.common.api'"),
+    ("ms-function-attribute", "import mindspore as ms\n\njit = ms.ms_function\n", None, None, 1, "pynative",
+     "error: module 'mindspore' has no attribute 'ms_function'"),
+]
+
+
+def _message_jobs():
+    return [{"id": f"message-{claim_id}", "source": textwrap.dedent(source).lstrip(), "mode": mode,
+             "drive": {"cell": cell, "args": args, "calls": calls} if cell else {}, "outcome": outcome}
+            for claim_id, source, cell, args, calls, mode, outcome in MESSAGE_CLAIMS]
+
+
+def _precision_jobs():
+    return [{"id": f"precision-{claim_id}", "source": textwrap.dedent(source).lstrip(), "mode": mode,
+             "drive": {"cell": cell, "args": args, "calls": calls}, "outcome": outcome}
+            for claim_id, source, cell, args, calls, mode, outcome in PRECISION_CLAIMS]
+
+
+JOBS = _jobs() + _fixed_jobs() + _precision_jobs() + _setup_jobs() + _message_jobs()
 
 
 @pytest.mark.parametrize("code", CODES)

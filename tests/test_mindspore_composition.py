@@ -139,7 +139,7 @@ def test_ms204_a_plain_objects_method_in_another_module_under_strict(project):
     assert [(f.path.rsplit(os.sep, 1)[-1], f.line) for f in findings] == [
         ("counter.py", _line(COUNTER, "        self.count = self.count + 1"))]
     call = _line(MODEL, "        return self.counter.bump(x) * 2")
-    assert findings[0].message.endswith(f"(in Counter.bump, called from Net.construct (model.py, line {call}))")
+    assert findings[0].message.endswith(f"In Counter.bump, called from Net.construct (model.py, line {call}).")
     assert only(project.lint("counter.py"), "MS204") == []  # LAX runs the method on every call
 
 

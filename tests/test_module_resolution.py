@@ -18,7 +18,7 @@ from typing import Dict, Optional, Set, Tuple
 
 Finding = Tuple[str, str, int, str]  # code, path, line, message
 
-NUMPY_SUM = "NumPy function 'np.sum' (numpy.sum) is applied to a graph tensor"
+NUMPY_SUM = "NumPy function 'np.sum' (numpy.sum) is applied to a tensor in graph code."
 
 
 def write(root: Path, files: Dict[str, str]) -> None:
@@ -222,11 +222,12 @@ def test_unresolved_library_base_relative_import_out_of_tree_and_conditional_bas
                               ("MS102", "models/bert/modeling_bert.py", 22)}
     found = messages(tmp_path)
     assert found[("models/bert/modeling_bert.py", 12)].endswith(
-        "(assumed a Cell: PreTrainedModel could not be resolved)")
+        " Bert is taken for a Cell: its base PreTrainedModel could not be resolved.")
     assert found[("models/bert/modeling_bert.py", 17)].endswith(
-        "(assumed a Cell: PreTrainedModel could not be resolved)")  # the class's name, not the alias
+        " Roberta is taken for a Cell: its base PreTrainedModel could not be resolved.")  # the class's name, not the alias
     assert found[("models/bert/modeling_bert.py", 22)].endswith(
-        "(assumed a Cell: its base 'mindspore.nn.Cell if AVAILABLE else object' is a Cell on one side)")
+        " Quant is taken for a Cell: its base 'mindspore.nn.Cell if AVAILABLE else object' is a Cell when its "
+        "condition holds.")
 
 
 def test_no_assumption_without_mindspore_or_without_construct(tmp_path):
@@ -284,7 +285,7 @@ def test_extra_cell_bases_names_a_library_class(tmp_path):
     })
     # the module never imports mindspore: only the configuration makes BaseModel a Cell
     found = messages(tmp_path)
-    assert list(found) == [("model.py", 7)] and "assumed" not in found[("model.py", 7)]
+    assert list(found) == [("model.py", 7)] and "taken for a Cell" not in found[("model.py", 7)]
     assert both(tmp_path) == {("MS102", "model.py", 7)}
 
 
@@ -336,11 +337,11 @@ def test_installed_library_is_read_for_real(tmp_path):
     site = str(tmp_path / "site")
     # installed: LibCell is a Cell (no assumption), NotACell is not one
     assert both(tmp_path / "project", pythonpath=site) == {("MS102", "model.py", 8)}
-    assert "assumed" not in messages(tmp_path / "project", pythonpath=site)[("model.py", 8)]
+    assert "taken for a Cell" not in messages(tmp_path / "project", pythonpath=site)[("model.py", 8)]
     # not installed: both are assumed Cells
     found = messages(tmp_path / "project")
     assert set(found) == {("model.py", 8), ("model.py", 13)}
-    assert found[("model.py", 13)].endswith("(assumed a Cell: NotACell could not be resolved)")
+    assert found[("model.py", 13)].endswith(" Other is taken for a Cell: its base NotACell could not be resolved.")
 
 
 def test_helper_reached_through_a_namespace_package(tmp_path):

@@ -136,13 +136,14 @@ def test_an_object_changed_and_used_again_is_reported_where_it_is_built(project)
     findings = only(project.lint_source(CACHES, select=["MS204"]), "MS204")
     assert [f.line for f in findings] == sorted(REPORTED.values())
     by_line = {f.line: f.message for f in findings}
-    assert by_line[48].startswith("'Layer()' builds an instance of class 'Layer' in graph code; its update() "
-                                  "changes it (self.keys = ...); 'cache.update(x)' calls it and it is used again "
-                                  "at line 50: under LAX, MindSpore does not carry the object's changes to its "
-                                  "later uses")
-    assert "its methods change it (update()); it is passed to 'self.attn(x, cache)' and used again at line 61" \
-        in by_line[59]
-    assert "its update() changes it (self.layers.append(...)); 'cache.update(x, 0)' calls it" in by_line[99]
+    assert by_line[48].startswith("Class 'Layer', built in graph code, is changed by its update() and used again "
+                                  "at line 50. 'Layer()' builds it; 'cache.update(x)' changes it (self.keys = ...). "
+                                  "Under LAX, MindSpore does not carry the object's changes to its later uses")
+    assert by_line[59].startswith("Class 'Layer', built in graph code, is handed to a call that may change it and "
+                                  "used again at line 61. 'Layer()' builds it; its methods change it (update()); it "
+                                  "is passed to 'self.attn(x, cache)'. ")
+    assert "is changed by its update() and used again" in by_line[99]
+    assert "'cache.update(x, 0)' changes it (self.layers.append(...))" in by_line[99]
     assert all("STRICT rejects the change" in message for message in by_line.values())
 
 
@@ -209,8 +210,9 @@ def test_a_cache_built_in_construct_and_handed_to_each_layer_in_a_loop(project):
     """, relative="pkg/modeling.py", select=["MS204"])
     [finding] = only(findings, "MS204")
     assert (finding.path.endswith("modeling.py"), finding.line) == (True, 22)
-    assert "its methods change it (update()); it is passed to 'layer(h, past_key_values=past_key_values)' " \
-           "and used again in a loop" in finding.message
+    assert "is handed to a call that may change it and used again in a loop. " in finding.message
+    assert "its methods change it (update()); it is passed to 'layer(h, past_key_values=past_key_values)'" in \
+        finding.message
 
 
 def test_a_helper_that_returns_the_object_it_changed_is_not_a_use_a_root_that_returns_it_is(project):
@@ -256,7 +258,8 @@ def test_a_helper_that_returns_the_object_it_changed_is_not_a_use_a_root_that_re
     """
     findings = only(project.lint_source(source, select=["MS204"]), "MS204")
     assert [f.line for f in findings] == [35]
-    assert "it is passed to 'self.encoder(x, cache)' and used again at line 37" in findings[0].message
+    assert "is handed to a call that may change it and used again at line 37. " in findings[0].message
+    assert "it is passed to 'self.encoder(x, cache)'" in findings[0].message
 
 
 @pytest.mark.mindspore

@@ -46,7 +46,7 @@ class Net(nn.Cell):
         return self.select(x)
 """, "MS401")
     assert [f.line for f in findings] == [15]
-    assert findings[0].message.endswith("(only compiled when the caller passes use_cache other than its default False)")
+    assert findings[0].message.endswith("Only compiled when the caller passes use_cache other than its default False.")
 
 
 def test_after_an_early_return_on_the_default_the_rest_says_when_it_is_compiled(project):
@@ -72,7 +72,7 @@ def test_after_an_early_return_on_the_default_the_rest_says_when_it_is_compiled(
                 return Output(value=y)
     """), select=["MS201", "MS401"])
     assert [(f.code, f.line) for f in findings] == [("MS401", 21), ("MS201", 22)]
-    assert all(f.message.endswith("(only compiled when the caller passes return_dict other than its default False)")
+    assert all(f.message.endswith("Only compiled when the caller passes return_dict other than its default False.")
                for f in findings)
 
 
@@ -84,7 +84,7 @@ class Net(nn.Cell):
             return ops.masked_select(x, mask)
         return x
 """, "MS401")
-    assert [f.line for f in findings] == [10] and "only compiled when" not in findings[0].message
+    assert [f.line for f in findings] == [10] and "Only compiled when" not in findings[0].message
 
 
 def test_module_constants_and_literals_still_prune(project):
@@ -315,12 +315,12 @@ def test_branches_on_none_and_string_defaults_say_when_they_are_compiled(project
                 return y
         """)
     found = {(f.code, f.line): f.message for f in project.lint_source(source, select=["MS802", "MS401", "MS405"])}
-    past = "(only compiled when the caller passes past other than its default None)"
+    past = "Only compiled when the caller passes past other than its default None."
     assert sorted(found) == [("MS401", 22), ("MS401", 24), ("MS401", 26), ("MS802", 18), ("MS802", 20)]
     assert found[("MS802", 18)].endswith(past) and found[("MS802", 20)].endswith(past)
     assert found[("MS401", 26)].endswith(past)  # and no MS405: `past is not None` is no tensor
-    assert found[("MS401", 22)].endswith("(only compiled when the caller passes mode other than its default 'ms')")
-    assert "only compiled" not in found[("MS401", 24)]
+    assert found[("MS401", 22)].endswith("Only compiled when the caller passes mode other than its default 'ms'.")
+    assert "Only compiled" not in found[("MS401", 24)]
 
 
 INIT_DEFAULT = """
@@ -359,8 +359,8 @@ def test_a_branch_an_init_default_leaves_out_names_the_constructor_argument(proj
     # branch is compiled only for a cell built with the other value
     found = {f.line: f.message for f in project.lint_source(INIT_DEFAULT, select=["MS802"])}
     assert sorted(found) == [14, 26]
-    assert found[14].endswith("(only compiled when the caller passes output_type to T() other than its default 'ms')")
-    assert found[26].endswith("(only compiled when the caller passes prefix_bucket to T() other than its default False)")
+    assert found[14].endswith("Only compiled when the caller passes output_type to T() other than its default 'ms'.")
+    assert found[26].endswith("Only compiled when the caller passes prefix_bucket to T() other than its default False.")
 
 
 @pytest.mark.mindspore
@@ -404,8 +404,8 @@ class Net(nn.Cell):
 def test_invert_of_a_python_constant_is_not_its_truth(project):
     found = {f.line: f.message for f in lint(project, INVERTED, "MS401")}
     assert sorted(found) == [15, 18, 20]
-    assert "only compiled when" not in found[15] and "only compiled when" not in found[18]
-    assert found[20].endswith("(only compiled when the caller passes flag to Net() other than its default False)")
+    assert "Only compiled when" not in found[15] and "Only compiled when" not in found[18]
+    assert found[20].endswith("Only compiled when the caller passes flag to Net() other than its default False.")
 
 
 @pytest.mark.mindspore

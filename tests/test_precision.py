@@ -98,7 +98,9 @@ model = Model(net, nn.MSELoss().to_float(ms.float32), nn.SGD(net.trainable_param
 """
     findings = _lint(project, src, "MS601")
     assert [f.line for f in findings] == [_line(src, "net.head.to_float")]
-    assert 'unless the level is "O0", "O1" or "auto", it overrides that' in findings[0].message
+    assert findings[0].message.startswith("'net.head.to_float(ms.float32)' sets custom mixed precision that a level "
+                                          "may override. ")
+    assert 'Unless the level is "O0", "O1" or "auto", it overrides that' in findings[0].message
 
 
 def test_wrappers_two_deep_and_a_level_variable(project):
@@ -145,7 +147,7 @@ kept = ms.amp.auto_mixed_precision(kept, "O1")
     findings = _lint(project, src, "MS601")
     assert [f.line for f in findings] == [_line(src, "converted.head.to_float")]
     assert "'ms.amp.auto_mixed_precision(converted, 'O2')' (line" in findings[0].message
-    assert "converts afterwards: O2 casts the whole network to float16" in findings[0].message
+    assert "converts afterwards. O2 casts the whole network to float16" in findings[0].message
 
 
 def test_to_float_on_another_network_is_clean(project):
@@ -287,7 +289,9 @@ ok = nn.WithLossCell(net, kept)
     findings = _lint(project, src, "MS603")
     assert [(f.line, f.column) for f in findings] == [(_line(src, "loss_net ="), 32)]
     assert "float16 is used for calculation of the loss part, which may cause overflow" in findings[0].message
-    assert "whose labels are class indices, so nothing promotes it" in findings[0].message
+    assert findings[0].message.startswith("The loss 'loss' computes in float16: its logits come from a float16 "
+                                          "network. 'net' runs in float16")
+    assert "the loss's labels are class indices, so nothing promotes it" in findings[0].message
 
 
 def test_model_at_o2_handles_the_loss(project):
@@ -339,7 +343,7 @@ alone = FocalLoss().to_float(ms.float16)
 """
     findings = _lint(project, src, "MS603")
     assert [f.line for f in findings] == [_line(src, "net_with_loss.to_float"), _line(src, "alone = ")]
-    assert "also casts the loss inside it ('FocalLoss(...)')" in findings[0].message
+    assert "also casts the loss inside it to float16. The loss is 'FocalLoss(...)'" in findings[0].message
 
 
 def _run_on_mindspore(tmp_path, program: str) -> dict:
@@ -627,7 +631,8 @@ def kept():
     assert [(f.line, f.code) for f in findings] == [(line("Classifier(), \"O2\""), "MS601"),
                                                    (line('amp_level="O3"'), "MS601")]
     assert "'self.fc.to_float(mstype.float32)' in net.py, line 12" in findings[0].message
-    assert "'amp.auto_mixed_precision(Classifier(), 'O2')' converts it afterwards: O2 casts the whole network " \
+    assert findings[0].message.startswith("Level O2 here overrides the network's custom mixed precision. ")
+    assert "'amp.auto_mixed_precision(Classifier(), 'O2')' converts it afterwards. O2 casts the whole network " \
            "to float16 again" in findings[0].message
     assert "O3 casts every cell to float16 again" in findings[1].message
 
@@ -643,7 +648,7 @@ def build():
 class Classifier""")
     findings = only(project.lint_source(source, select=["MS601"]), "MS601")
     assert [f.line for f in findings] == [16]
-    assert "converts afterwards: O3 casts every cell to float16 again" in findings[0].message
+    assert "converts afterwards. O3 casts every cell to float16 again" in findings[0].message
 
 
 def test_to_float_the_construction_turns_off_or_a_later_float16_replaces(project):
@@ -756,9 +761,9 @@ def {case}():
     findings = only(project.lint("train.py", select=["MS603"]), "MS603")
     casts = [i for i, text in enumerate(lines, 1) if "wl.to_float(ms.float16)" in text]
     assert [(f.line, f.column) for f in findings] == [(casts[2], 4), (casts[3], 4)]
-    assert "'wl.to_float(ms.float16)' also casts the loss inside it ('nn.L1Loss(...)') to float16" \
-        in findings[0].message
-    assert "('nn.MSELoss(...)')" in findings[1].message
+    assert findings[0].message.startswith("'wl.to_float(ms.float16)' also casts the loss inside it to float16. The "
+                                          "loss is 'nn.L1Loss(...)'; ")
+    assert "The loss is 'nn.MSELoss(...)'; " in findings[1].message
 
 
 @pytest.mark.mindspore

@@ -85,7 +85,7 @@ def test_a_model_zoo_src_folder_without_init_belongs_to_the_scripts_beside_it(tm
     findings, _ = mslint(tmp_path, "--no-cache", "src")
     assert places(findings) == {("src/network.py", 8, "MS101")}
     message = findings[0]["message"]
-    assert "compiled by train.py; not by PyNative programs" in message
+    assert "Compiled by train.py; not by PyNative programs." in message
 
 
 def test_a_program_that_sets_no_mode_runs_pynative(tmp_path):

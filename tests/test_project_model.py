@@ -127,18 +127,19 @@ def test_the_folder_reports_each_problem_once_at_the_helper_with_the_root_in_the
     by_path = {f["path"]: f for f in findings}
     helper = by_path["pkg/helpers.py"]
     # the shortest reach wins (then the first in order), and it names the root's file and line
-    assert helper["message"].endswith("(in to_host, called from Net.construct (model.py, line 8)) (1 more route)")
+    assert helper["message"].endswith("In to_host, called from Net.construct (model.py, line 8). 1 more route reaches it.")
     base = by_path["pkg/base.py"]
-    assert base["message"].endswith("(in Base.norm, called from Net.construct (model.py, line 7))")
+    assert base["message"].endswith("In Base.norm, called from Net.construct (model.py, line 7).")
 
 
 def test_a_file_alone_reports_what_reaches_outside_the_run_at_its_calls(zoo):
     findings, _ = mslint(zoo, "--no-cache", "pkg/model.py")
     assert places(findings) == {("pkg/model.py", 7, "MS101"), ("pkg/model.py", 8, "MS101")}
     messages = sorted(f["message"] for f in findings)
-    assert messages[0].startswith("calls Base.norm, which reaches this at base.py:6 (a file not in this run): "
-                                  "'x.asnumpy()' converts a tensor to NumPy")
-    assert messages[1].startswith("calls to_host, which reaches this at helpers.py:5 (a file not in this run): ")
+    assert messages[0].startswith("'x.asnumpy()' converts a tensor to NumPy in graph code. It is at base.py:6, a file "
+                                  "not in this run, reached by this call to Base.norm. STRICT rejects it")
+    assert "It is at helpers.py:5, a file not in this run, reached by this call to to_host." in messages[1]
+    assert all("called from" not in message for message in messages)  # the call itself is the reach
     columns = {f["line"]: (f["column"], f["end_column"]) for f in findings}
     assert columns[8] == (16, 26)  # the call `to_host(y)` itself (1-based, end exclusive)
 
@@ -392,7 +393,7 @@ GUARDED = {
                 return x
     ''',
 }
-CONDITION = "(only compiled when the caller passes use_mask other than its default False)"
+CONDITION = "Only compiled when the caller passes use_mask other than its default False."
 
 
 def test_a_helper_reached_only_through_a_defaulted_branch_says_when_it_is_compiled(tmp_path):
@@ -402,7 +403,7 @@ def test_a_helper_reached_only_through_a_defaulted_branch_says_when_it_is_compil
     assert at_helper["message"].endswith(CONDITION)  # through inner, a function of its own
     [at_call], _ = mslint(tmp_path, "--no-cache", "pkg/net.py")  # utils.py not in the run
     assert (at_call["path"], at_call["line"]) == ("pkg/net.py", 8)
-    assert at_call["message"].startswith("calls inner, which reaches this at utils.py:2 (a file not in this run): ")
+    assert " It is at utils.py:2, a file not in this run, reached by this call to inner. " in at_call["message"]
     assert at_call["message"].endswith(CONDITION)
     [plugin] = pylint(tmp_path, "pkg")
     assert plugin["message"].startswith(at_helper["message"])
@@ -422,5 +423,5 @@ def test_a_helper_also_reached_unconditionally_is_reported_without_a_condition(t
     write(tmp_path, files)
     [finding], _ = mslint(tmp_path, "--no-cache", "pkg")
     assert (finding["path"], finding["line"]) == ("pkg/utils.py", 2)
-    assert "only compiled when" not in finding["message"]
+    assert "Only compiled when" not in finding["message"]
     assert "called from Always.construct (other.py, line 7)" in finding["message"]

@@ -56,7 +56,7 @@ class Net(nn.Cell):
         return x[:end]
 """, select=("MS403",))
     assert codes_by_line(found) == {9: ["MS403"]}
-    assert "'end', a value computed at run time from tensor data" in found[0].message
+    assert "'end', a number computed from tensor data" in found[0].message
 
 
 # -- MS102: a call with no tensor in it ------------------------------------------------------

@@ -110,16 +110,16 @@ class Net(nn.Cell):
 """)
     assert codes_by_line(found) == {12: ["MS102"], 13: ["MS102"], 14: ["MS102"], 15: ["MS102", "MS102"]}
     ceil, floor, sqrt, on_tensor, mixed = found
-    assert "is applied to a scalar computed from a graph tensor ('int(grid[0][1])')" in ceil.message
-    assert "use integer ceiling division ((a + b - 1) // b), which the graph compiles" in ceil.message
+    assert "is applied to a number computed from a tensor ('int(grid[0][1])')" in ceil.message
+    assert "Use integer ceiling division ((a + b - 1) // b), which the graph compiles" in ceil.message
     assert "ops.ceil" not in ceil.message and "gradient" not in ceil.message
-    assert "a scalar computed from a graph tensor ('grid.sum().item()')" in floor.message
-    assert "use integer division (a // b)" in floor.message
-    assert "keep the value a tensor (no int()/float()/.item()) and use mindspore.ops.sqrt" in sqrt.message
+    assert "a number computed from a tensor ('grid.sum().item()')" in floor.message
+    assert "Use integer division (a // b)" in floor.message
+    assert "Keep the value a tensor (no int()/float()/.item()) and use mindspore.ops.sqrt" in sqrt.message
     # a tensor goes in: the tensor message, with the MindSpore function
     for finding in (on_tensor, mixed):
-        assert "is applied to a graph tensor" in finding.message
-        assert "use mindspore.ops.ceil instead" in finding.message
+        assert "is applied to a tensor in graph code. STRICT fails" in finding.message
+        assert finding.message.endswith("Use mindspore.ops.ceil instead.")
 
 
 def test_scipy_linear_sum_assignment_names_mindspores(project):
@@ -132,7 +132,7 @@ class Matcher(nn.Cell):
         return linear_sum_assignment(cost)
 """)
     assert codes_by_line(found) == {14: ["MS102"]}
-    assert "use mindspore.scipy.optimize.linear_sum_assignment instead" in found[0].message
+    assert "Use mindspore.scipy.optimize.linear_sum_assignment instead" in found[0].message
 
 
 # -- #21/#23/#25/#28/#29: an array shaped by the input cannot move to __init__ ---------------------
@@ -159,12 +159,12 @@ class Net(nn.Cell):
 """, select=("MS103",))
     assert codes_by_line(found) == {11: ["MS103"], 22: ["MS103"], 23: ["MS103"], 24: ["MS103"]}
     by_param, by_shape, by_len, fixed = found
-    assert ("it cannot move to __init__, since 'B' (an argument of 'construct') is an input shape its caller "
+    assert ("It cannot move to __init__, since 'B' (an argument of 'construct') is an input shape its caller "
             "passes: build it in graph with mindspore.ops.zeros (or mint.zeros)") in by_param.message
-    assert ("it cannot move to __init__, since it depends on the shape 'x.shape': build it in graph with "
+    assert ("It cannot move to __init__, since it depends on the shape 'x.shape': build it in graph with "
             "mindspore.ops.arange (or mint.arange)") in by_shape.message
     assert "depends on the shape 'len(x)'" in by_len.message
-    assert fixed.message.endswith("embedded as a constant; compute it in __init__")
+    assert fixed.message.endswith("embeds its result in the graph as a constant. Compute it in __init__.")
     assert "build it in graph with the MindSpore op" in fixed.rule.fix
 
 
@@ -209,8 +209,8 @@ class Stored(nn.Cell):
     assert codes_by_line(found) == {11: ["MS103"], 25: ["MS103", "MS103", "MS103"], 43: ["MS103"]}
     assert "depends on the shape 'x.shape'" in found[2].message  # the other argument of the same call
     for fixed in (found[1], found[3], found[4]):  # dim=16, and shapes of what __init__ stores
-        assert fixed.message.endswith("embedded as a constant; compute it in __init__")
-    assert found[0].message.endswith("embedded as a constant; compute it in __init__")
+        assert fixed.message.endswith("embeds its result in the graph as a constant. Compute it in __init__.")
+    assert found[0].message.endswith("embeds its result in the graph as a constant. Compute it in __init__.")
 
 
 def test_a_shape_seen_through_a_conversion_and_a_tensor_passed_to_a_helper(project):
@@ -229,5 +229,5 @@ class Net(nn.Cell):
 """, select=("MS103",))
     assert codes_by_line(found) == {15: ["MS103"], 18: ["MS103"]}
     by_shape, fixed = found
-    assert "it cannot move to __init__, since it depends on an input shape: build it in graph" in by_shape.message
-    assert fixed.message.endswith("embedded as a constant; compute it in __init__")  # x is not where size[1] is from
+    assert "It cannot move to __init__, since it depends on an input shape: build it in graph" in by_shape.message
+    assert fixed.message.endswith("embeds its result in the graph as a constant. Compute it in __init__.")  # x is not where size[1] is from

@@ -270,8 +270,8 @@ def test_a_table_or_factory_of_another_module_is_followed(project, stored, modul
     assert [(os.path.basename(f.path), f.line, f.code) for f in found] == [("activations.py", line, "MS101")]
     callee = "np_gelu" if line == NP_GELU_LINE else "NumpyGELU.__call__"
     assert found[0].reach == ("MLP.construct (model.py, line 11)", f"self.act ({path})", callee)
-    assert found[0].message.endswith(f"(in {callee}, called from MLP.construct (model.py, line 11) "
-                                     f"through self.act ({path}))")
+    assert found[0].message.endswith(f"In {callee}, called from MLP.construct (model.py, line 11) "
+                                     f"through self.act ({path}).")
 
 
 @pytest.mark.parametrize("stored", [

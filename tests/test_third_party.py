@@ -269,7 +269,9 @@ def test_ndarray_attribute_combined_with_a_tensor(project):
                 return x + self.table
     ''')
     assert codes_by_line(findings) == {10: ["MS102"]}
-    assert "NumPy array is combined with a graph tensor" in findings[0].message
+    assert findings[0].message == ("A NumPy array is combined with a tensor by '+' in graph code. STRICT fails "
+                                   "('the inputs should be constant'); LAX fails in the operator. Store the array as "
+                                   "a Tensor in __init__.")
 
 
 def test_frozen_calls(project):
@@ -332,10 +334,12 @@ def test_helper_module_function_and_static_method_are_followed(project):
     # utils.py is not in the run: its finding is shown at the call that reaches it
     assert codes_by_line(findings) == {8: ["MS102"], 11: ["MS102"]}
     assert "called from Net.construct (line 12)" in findings[0].message
-    assert findings[1].message.startswith("calls smooth, which reaches this at utils.py:4 (a file not in this run): ")
+    assert findings[1].message.startswith("NumPy function 'np.convolve' (numpy.convolve) is applied to a tensor in "
+                                          "graph code. It is at utils.py:4, a file not in this run, reached by this "
+                                          "call to smooth. STRICT fails")
     helper = project.lint("utils.py")  # and in utils.py, found through its importer, when it is linted
     assert codes_by_line(helper) == {4: ["MS102"]}
-    assert "(in smooth, called from Net.construct (model.py, line 11))" in helper[0].message
+    assert "In smooth, called from Net.construct (model.py, line 11)." in helper[0].message
 
 
 def test_methods_of_plain_objects_stored_on_self_are_followed(project):
@@ -524,7 +528,8 @@ def test_a_converted_array_handed_to_a_sub_cell_of_another_module_is_numpy_there
     assert [(f.code, f.line) for f in findings] == [("MS102", 12)]
     findings = project.lint("pkg/model.py", select=["MS1"])
     assert [(f.code, f.line) for f in findings] == [("MS101", 13), ("MS102", 14)]
-    assert findings[1].message.startswith("calls TensorPost.construct, which reaches this at post.py:12")
+    assert "is applied to a tensor in graph code. It is at post.py:12, a file not in this run, reached by this call " \
+        "to TensorPost.construct. STRICT" in findings[1].message
 
 
 def test_numpy_on_a_tensor_is_reported_once_not_again_on_its_result(project):
@@ -569,7 +574,7 @@ def test_numpy_on_a_parameter_of_a_nested_sub_cell_is_numpy_on_a_graph_tensor(pr
                 return x * a * b * c
     ''', select=["MS102"])
     assert [(f.code, f.line) for f in findings] == [("MS102", 19), ("MS102", 20)]
-    assert "'np.linalg.norm' (numpy.linalg.norm) is applied to a graph tensor" in findings[0].message
+    assert "'np.linalg.norm' (numpy.linalg.norm) is applied to a tensor in graph code." in findings[0].message
 
 
 NESTED_PARAMETER_CLAIM = """
@@ -717,10 +722,10 @@ def test_a_range_over_a_data_dependent_length_is_not_frozen(project):
     # the claim's comment), so it is not frozen; a static tensor's len() is a compile-time int: frozen
     assert codes_by_line(findings) == {11: ["MS102"], 12: ["MS102"], 13: ["MS102"], 14: ["MS104"], 15: ["MS104"],
                                        17: ["MS102", "MS104"]}  # (the helpers' file is not in this run)
-    assert findings[0].message.startswith("random function 'random.sample' takes a value computed in the graph")
+    assert findings[0].message.startswith("random function 'random.sample' takes a value computed in graph code. ")
     helpers = project.lint("pkg/utils.py", select=["MS1"])
     assert codes_by_line(helpers) == {5: ["MS102"], 9: ["MS104"]}
-    assert "(in pick_some, called from Sampler.construct (model.py, line 17))" in helpers[0].message
+    assert "In pick_some, called from Sampler.construct (model.py, line 17)." in helpers[0].message
 
 
 def test_scalar_math_dtype_lookups_and_logging_are_quiet_and_arrays_are_reported(project):
@@ -784,9 +789,11 @@ def test_random_calls_in_constexpr_helpers_are_frozen(project):
     # MindSpore evaluates a @constexpr function while it compiles (verified: the value never changes);
     # a helper in another module is reported where graph code calls it
     assert codes_by_line(findings) == {8: ["MS104", "MS104"], 16: ["MS104"]}
-    assert "in the @constexpr function 'jitter' (called from graph code, line 18)" in findings[0].message
-    assert "in the @constexpr function 'coin' (called from graph code, Net.construct, line 16)" in \
-        findings[2].message
+    assert findings[0].message.startswith("'random.random' in the @constexpr function 'jitter' runs once, at compile "
+                                          "time. MindSpore evaluates the function while it compiles")
+    assert findings[0].message.endswith("Called from graph code, line 18.")
+    assert "in the @constexpr function 'coin' runs once" in findings[2].message
+    assert findings[2].message.endswith("Called from graph code, Net.construct, line 16.")
 
 
 def test_random_calls_in_project_helpers_of_constexpr_functions_are_frozen(project):
@@ -867,16 +874,16 @@ def test_random_calls_in_project_helpers_of_constexpr_functions_are_frozen(proje
     # or the graph call of another module's
     assert [(f.code, f.line) for f in findings] == [("MS104", 8), ("MS104", 12), ("MS104", 27), ("MS104", 32)]
     jitter_draw, offset_draw, coin_draw, scale = findings
-    assert "(in jitter, called from Aug.construct (line 32))" in jitter_draw.message
-    assert "in 'offset', which the @constexpr function 'local_offset' calls (reach: local_offset -> offset " \
-        "(line 22); called from graph code, line 32)" in offset_draw.message
+    assert "In jitter, called from Aug.construct (line 32)." in jitter_draw.message
+    assert "in 'offset', which the @constexpr function 'local_offset' calls, runs once" in offset_draw.message
+    assert offset_draw.message.endswith("Reach: local_offset -> offset (line 22); called from graph code, line 32.")
     assert coin_draw.message.startswith(
-        "'random.random' in 'coin', which the @constexpr function 'local_coin' calls (reach: local_coin -> coin "
-        "(line 27); called from graph code, line 33)")
+        "'random.random' in 'coin', which the @constexpr function 'local_coin' calls, runs once, at compile time. ")
+    assert coin_draw.message.endswith("Reach: local_coin -> coin (line 27); called from graph code, line 33.")
     assert scale.message.startswith(
-        "'random.uniform' in 'draw', which the @constexpr function 'random_scale' calls (reach: random_scale -> "
-        "draw_scale (utils.py, line 15) -> draw (utils.py, line 6); called from graph code, Aug.construct, "
-        "line 32) runs once, at compile time")
+        "'random.uniform' in 'draw', which the @constexpr function 'random_scale' calls, runs once, at compile time. ")
+    assert scale.message.endswith("Reach: random_scale -> draw_scale (utils.py, line 15) -> draw (utils.py, line 6); "
+                                  "called from graph code, Aug.construct, line 32.")
 
 
 def test_typing_containers_built_in_graph_fail_and_other_typing_names_are_quiet(project):
@@ -899,6 +906,51 @@ def test_typing_containers_built_in_graph_fail_and_other_typing_names_are_quiet(
     assert codes_by_line(findings) == {8: ["MS102"], 9: ["MS102"]}
     assert "Unsupported statement 'Try'" in findings[0].message
     assert "collections.OrderedDict()" in findings[0].message
+    assert findings[0].message.startswith("'typing.OrderedDict()' runs typing's own Python code, which graph code "
+                                          "cannot compile. It fails in STRICT and LAX")
+    # the rule's help covers this case too, not only NumPy's
+    assert "typing's containers (typing.OrderedDict())" in findings[0].rule.fix
+
+
+def test_a_cell_with_a_custom_bprop_gets_its_gradient_from_bprop(project):
+    findings = project.lint_source('''
+        import mindspore as ms
+        from mindspore import nn
+
+        class Reverse(nn.Cell):
+            def construct(self, x):
+                return ms.Tensor(x.asnumpy() * 3)
+
+            def bprop(self, x, out, dout):
+                return (dout * -1,)
+
+        class Plain(nn.Cell):
+            def construct(self, x):
+                return ms.Tensor(x.asnumpy() * 3)
+    ''', select=["MS101"])
+    # checked on 2.10: LAX differentiates Reverse through its bprop ([5, 5] for dout * 5), Plain to zeros
+    assert codes_by_line(findings) == {6: ["MS101"], 13: ["MS101"]}
+    assert findings[0].message == (
+        "'x.asnumpy()' converts a tensor to NumPy in graph code. STRICT rejects it (AttributeError: cannot get "
+        "attributes asnumpy). LAX runs it through JIT Fallback; the gradient comes from the cell's custom bprop.")
+    assert findings[1].message.endswith("LAX runs it through JIT Fallback; the gradient through it is zero.")
+
+
+def test_torch_on_a_tensor_says_torch_rejects_it_under_lax(project):
+    findings = project.lint_source('''
+        import torch
+        from mindspore import nn
+
+        class Net(nn.Cell):
+            def construct(self, x):
+                return torch.ones_like(x * 2)
+    ''', select=["MS102"])
+    assert codes_by_line(findings) == {6: ["MS102"]}
+    message = findings[0].message
+    assert message.startswith("torch function 'torch.ones_like' is applied to a tensor in graph code. STRICT fails")
+    assert "LAX runs it in the Python interpreter, where torch is handed a MindSpore tensor, which it does not " \
+        "accept." in message
+    assert "gradient" not in message
 
 
 def test_a_constexpr_draw_reached_through_another_modules_helper_is_found_not_a_crash(project):

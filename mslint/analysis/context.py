@@ -10,7 +10,8 @@ from astroid import nodes
 from mslint.analysis import interpreter, lattice
 from mslint.project.classes import ClassIndex
 from mslint.config import Config
-from mslint.findings import CallSite, Finding, finding_at
+from mslint.findings import REACH_SENTENCE, CallSite, Finding, finding_at
+from mslint.messages import extend
 from mslint.project.libraries import library_classes
 from mslint.project.resolve import Resolver
 from mslint.rules import Rule
@@ -199,22 +200,21 @@ class ModuleContext:
         path = self._path_of(node)
         reach: Tuple[str, ...] = ()
         calls: Tuple[CallSite, ...] = ()
+        notes: List[Optional[str]] = []
         if gf is not None and gf.reach:
-            message = f"{message} (in {gf.display}, {gf.reach_text(path)})"
+            notes.append(f"{REACH_SENTENCE}{gf.display}, {gf.reach_text(path)}")
             reach = reach_steps(gf.reach, path) + (gf.display,)
             callees = [hop.caller for hop in gf.reach[1:]] + [gf.display]
             calls = tuple(CallSite(os.path.abspath(hop.path), hop.line, hop.column, hop.end_line, hop.end_column, callee)
                           for hop, callee in zip(gf.reach, callees))
-        if gf is not None and gf.assumed_cell:
-            message = f"{message} (assumed a Cell: {gf.assumed_cell})"
-        condition = gf.values.left_out_by_default(node) if gf is not None and gf.values is not None else None
-        if condition is None and gf is not None:
-            condition = gf.compiled_only_when  # the call that reaches the helper is in such a branch
-        if condition:
-            message = f"{message} ({condition})"
-        note = (gf.program_note or program_note(path)) if gf is not None and not gf.graph_mode_only else None
-        if note:  # programs with different modes reach this module: say which one compiles it
-            message = f"{message} ({note})"
+        if gf is not None:
+            notes.append(gf.assumed_cell)  # "Net is taken for a Cell: its base BaseModel could not be resolved"
+            condition = gf.values.left_out_by_default(node) if gf.values is not None else None
+            notes.append(condition or gf.compiled_only_when)  # or the call that reaches the helper is in such a branch
+            if not gf.graph_mode_only:  # programs with different modes reach this module: say which one compiles it
+                notes.append(gf.program_note or program_note(path))
+        if any(notes):
+            message = extend(message, *notes)
         found = finding_at(rule, node, message, path, reach, fix)  # fix: a mslint.fixes.Fix, or None
         marked = gf.graph_mode_only if gf is not None else (
             self._scope is not None and node is not None and self._scope.only_in_graph_mode(node))

@@ -59,7 +59,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("paths", nargs="*", metavar="PATH", help="files or directories (default: .)")
     report = parser.add_argument_group("output")
     report.add_argument("--output-format", "--format", dest="output_format", choices=sorted(REPORTERS),
-                        default="text", help="output format (default: text; --format is an alias)")
+                        default="text", help="output format (default: text; --format is an alias; concise shows "
+                                             "only the first sentence of each message)")
     report.add_argument("--output-file", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
     report.add_argument("--quiet", "-q", action="store_true",
                         help="only the findings: no summary line, no progress")

@@ -1,7 +1,7 @@
 """Class hierarchies across the project's modules: Cell subclassing, method lookup, decorators."""
 from __future__ import annotations
 
-from typing import Dict, Iterator, List, Optional, Set
+from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from astroid import nodes
 
@@ -88,7 +88,8 @@ class ClassIndex:
         return self.libraries.is_cell(qualname)
 
     def assumed_cell(self, cls: nodes.ClassDef) -> Optional[str]:
-        """Why a class is assumed to be a Cell ("PreTrainedModel could not be resolved"), or None.
+        """Why a class is taken for a Cell ("Net is taken for a Cell: its base PreTrainedModel could
+        not be resolved"), or None.
 
         A class that defines `construct` in a module importing MindSpore, one of whose bases
         cannot be resolved (a library that is not installed, a relative import out of the
@@ -108,20 +109,23 @@ class ClassIndex:
             for node, entry in zip(klass.bases, self.base_entries(klass)):
                 reason = self._base_reason(node, entry)
                 if reason is not None:
-                    return reason
+                    name, why = reason
+                    base = f"its base {name}" if klass is cls else f"the base {name} of {klass.name}"
+                    return f"{cls.name} is taken for a Cell: {base} {why}"
         return None
 
-    def _base_reason(self, node, entry) -> Optional[str]:
+    def _base_reason(self, node, entry) -> Optional[Tuple[str, str]]:
+        """(the base as the message names it, why it makes the class a Cell), or None."""
         if isinstance(node, nodes.IfExp):
             for arm in (node.body, node.orelse):
                 if self._is_cell_expression(arm):
-                    return f"its base '{_short(node)}' is a Cell on one side"
+                    return f"'{_short(node)}'", "is a Cell when its condition holds"
             return None
         if not isinstance(node, (nodes.Name, nodes.Attribute)) or isinstance(entry, nodes.ClassDef):
             return None
         if entry is None or self._unresolved(entry, node):
             name = entry.rsplit(".", 1)[-1] if entry else _short(node)  # the class's own name, not an alias
-            return f"{name} could not be resolved"
+            return name, "could not be resolved"
         return None
 
     def _unresolved(self, qualname: str, node) -> bool:

@@ -92,7 +92,7 @@ class ProgramModel:
         return f"compiled by {os.path.relpath(chosen[0].path, self.root)}{more}; not by PyNative programs"
 
     def mixed_note(self, path: str) -> Optional[str]:
-        """'compiled by graph_app/train.py (GRAPH)' when a PyNative-only program also reaches the
+        """'Compiled by graph_app/train.py; not by PyNative programs' when a PyNative-only program also reaches the
         module: the finding then says which program compiles it."""
         programs = self.programs_of(path)
         compiling = [p for p in programs if p.compiles_constructs]
@@ -100,7 +100,7 @@ class ProgramModel:
             return None
         first = compiling[0]
         more = f" and {len(compiling) - 1} more" if len(compiling) > 1 else ""
-        return f"compiled by {os.path.relpath(first.path, self.root)}{more}; not by PyNative programs"
+        return f"Compiled by {os.path.relpath(first.path, self.root)}{more}; not by PyNative programs"
 
 
 def build_model(root: str, files: List[str], store: FactStore, read_text: Callable[[str], Optional[bytes]],

@@ -51,13 +51,15 @@ def withheld_note(count: int) -> str:
             "runs it runs PyNative (a program that sets no mode runs PyNative; --graph-mode always shows them).")
 
 
-def headline(finding: Finding, text: Optional[str], color: bool = False, unsafe_fixes: bool = False) -> str:
-    """`path:line:col: CODE symbol message`, the column in characters; `CODE [*]` when --fix
-    (with --unsafe-fixes: also an unsafe fix) would fix it, as ruff marks it."""
+def headline(finding: Finding, text: Optional[str], color: bool = False, unsafe_fixes: bool = False,
+             message: Optional[str] = None) -> str:
+    """`path:line:col: CODE symbol message` (or the `message` given), the column in characters;
+    `CODE [*]` when --fix (with --unsafe-fixes: also an unsafe fix) would fix it, as ruff marks it."""
     where = f"{finding.path}:{finding.line}:{locations.character_column(text, finding.column)}:"
     code = paint(finding.code, SEVERITY_STYLE[finding.rule.severity], color)
     mark = " [*]" if applicable(finding, unsafe_fixes) else ""
-    return f"{paint(where, 'bold', color)} {code}{mark} {finding.symbol} {finding.message}"
+    said = finding.message if message is None else message
+    return f"{paint(where, 'bold', color)} {code}{mark} {finding.symbol} {said}"
 
 
 def source_context(finding: Finding, text: Optional[str], color: bool = False) -> List[str]:

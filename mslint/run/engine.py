@@ -7,6 +7,7 @@ from typing import Dict, Iterable, List, Optional
 from mslint.run import budget
 from mslint.analysis.context import ModuleContext
 from mslint.findings import Finding
+from mslint.messages import compose
 from mslint.rules import ANALYSIS_INCOMPLETE, INTERNAL_ERROR, Rule, load_checks, registry
 
 
@@ -52,8 +53,8 @@ def internal_error(path: str, rule: Optional[Rule], error: BaseException) -> Fin
         where = f" at {last.filename.rsplit('/', 1)[-1]}:{last.lineno}"
     what = f"rule {rule.code} ({rule.symbol})" if rule is not None else "the graph-scope analysis"
     detail = " ".join(str(error).split())  # one line: exception texts may hold newlines
-    message = (f"internal error in {what}: {type(error).__name__}: {detail}{where}; "
-               "the other rules still ran on this file")
+    message = compose(f"internal error in {what}", f"{type(error).__name__}: {detail}{where}",
+                      "The other rules still ran on this file")
     return Finding(INTERNAL_ERROR, path, 1, 0, None, None, message)
 
 

@@ -8,7 +8,8 @@ module turns the findings of all of a run's analyses into what the run reports:
 - a finding in a file of the run is reported there (at the helper's line);
 - a finding in a project file outside the run (one staged file in pre-commit, a helper
   outside the linted paths) is reported at the last call on its way that is in a file of
-  the run: "calls to_host (helpers.py:5, not in this run): ...";
+  the run, its message saying so after its first sentence ("It is at helpers.py:5, a file
+  not in this run, reached by this call to to_host.");
 - a finding outside the project (an installed library) is not the user's to fix: dropped;
 - the same problem (one rule, one place) found by several analyses or roots is reported
   once, with its shortest reach and how many other routes reach it (and as compiled in any
@@ -23,7 +24,8 @@ import os
 from dataclasses import replace
 from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
-from mslint.findings import COMPILED_ONLY_WHEN, Finding
+from mslint.findings import COMPILED_ONLY_WHEN, REACH_SENTENCE, Finding
+from mslint.messages import extend, first_sentence, has_sentence, rest, without_sentence
 
 
 def route(findings: Iterable[Finding], run_paths: Dict[str, str], in_project: Callable[[str], bool]) -> List[Finding]:
@@ -48,7 +50,8 @@ def _with_route_count(finding: Finding, others: int) -> Finding:
     """The finding of one problem reached from several roots says how many other ways reach it."""
     if others <= 0 or not finding.reach:
         return finding
-    return replace(finding, message=f"{finding.message} ({others} more {'route' if others == 1 else 'routes'})")
+    more = "1 more route reaches it" if others == 1 else f"{others} more routes reach it"
+    return replace(finding, message=extend(finding.message, more))
 
 
 def _routed(finding: Finding, run_paths: Dict[str, str], in_project: Callable[[str], bool]) -> Optional[Finding]:
@@ -63,8 +66,9 @@ def _routed(finding: Finding, run_paths: Dict[str, str], in_project: Callable[[s
         if shown is None:
             continue
         where = f"{os.path.basename(absolute)}:{finding.line}"
-        said = _without_reach(finding.message)  # the reach is said by the call itself
-        message = f"calls {site.callee}, which reaches this at {where} (a file not in this run): {said}"
+        said = _without_reach(finding)  # the reach is said by the call itself
+        message = extend(first_sentence(said),
+                         f"It is at {where}, a file not in this run, reached by this call to {site.callee}", rest(said))
         return replace(finding, path=shown, line=site.line, column=site.column, end_line=site.end_line,
                        end_column=site.end_column, message=message,
                        origin=(absolute, finding.line, finding.column),
@@ -83,29 +87,16 @@ def _identity(routed: Finding, original: Finding) -> tuple:
 def _preference(finding: Finding) -> Tuple:
     """Of two reports of one problem: compiled in any mode first, then compiled whatever the
     caller passes, then the shortest reach."""
-    return (finding.graph_mode_only, _CONDITIONAL in finding.message, len(finding.reach), finding.reach,
-            finding.message)
+    return (finding.graph_mode_only, has_sentence(finding.message, COMPILED_ONLY_WHEN), len(finding.reach),
+            finding.reach, finding.message)
 
 
-# what mslint.analysis.context appends to a finding only a root parameter's non-default value compiles
-_CONDITIONAL = f" ({COMPILED_ONLY_WHEN}"
-
-
-def _without_reach(message: str) -> str:
-    """The message without its ' (in helper, called from Net.construct (line 5))' part; what
-    follows that part ('(assumed a Cell: ...)', '(only compiled when ...)') is kept."""
-    start = message.rfind(" (in ")
-    if start < 0:
-        return message
-    depth = 0
-    for position in range(start + 1, len(message)):
-        if message[position] == "(":
-            depth += 1
-        elif message[position] == ")":
-            depth -= 1
-            if depth == 0:
-                return message[:start] + message[position + 1:]
-    return message[:start]
+def _without_reach(finding: Finding) -> str:
+    """The message without its sentence 'In helper, called from Net.construct (line 5).'; the
+    other notes ('Net is taken for a Cell: ...', 'Only compiled when ...') are kept."""
+    if not finding.reach:
+        return finding.message
+    return without_sentence(finding.message, f"{REACH_SENTENCE}{finding.reach[-1]}, called from ")
 
 
 def withheld(findings: Iterable[Finding]) -> Tuple[List[Finding], List[Finding]]:
