@@ -205,7 +205,7 @@ def test_keep_rates_are_a_deprecation_and_drop_rates_the_bug(project):
     assert {line: f.code for line, f in by_line.items()} == {
         7: "MS703", 8: "MS711", 9: "MS711", 10: "MS711", 11: "MS711", 12: "MS711", 13: "MS711", 14: "MS711",
         15: "MS711", 16: "MS711"}  # 11, 13: a name that says drop, its value unknown: only the deprecation
-    assert by_line[11].message.endswith("2.10 still accepts it): write p=1 - config.hidden_dropout")
+    assert by_line[11].message.endswith("2.10 still accepts it. Write p=1 - config.hidden_dropout.")
     # fix texts built from the expression: 1 - (1 - d) is d, never "1 - 1 - d"
     assert by_line[9].message.endswith("the behaviour is right. Write p=dropout.")
     assert by_line[10].message.endswith("Write p=dropout.")
@@ -671,7 +671,7 @@ class Filters(nn.Cell):
                                                line["g"]: "MS705"}  # f, g: a bias with a random initializer
     by_line = {f.line: f for f in found}
     assert "with weight_init=self.kernel and no bias" in by_line[line["a"]].message
-    assert ("compilation fails (TypeError: When creating an instance of 'Conv1dTranspose', all arguments are "
+    assert ("Compilation fails (TypeError: When creating an instance of 'Conv1dTranspose', all arguments are "
             "required to be constants, but input 3 is a variable)") in by_line[line["c"]].message
     assert "randomly initialised" in by_line[line["d"]].message
 
@@ -1186,8 +1186,8 @@ def build(config):
     }
     by_line = {f.line: f for f in found}
     assert by_line[dropouts[0]].message.endswith(
-        "2.10 still accepts it): write p=1 - config.transformer_attention_dropout_rate")
-    assert by_line[dropouts[2]].message.endswith("the behaviour is right; write p=1 - dropout_ratio")
+        "2.10 still accepts it. Write p=1 - config.transformer_attention_dropout_rate.")
+    assert by_line[dropouts[2]].message.endswith("the behaviour is right. Write p=1 - dropout_ratio.")
     assert by_line[dropouts[0]].fix.applicability == "safe"  # p=1 - x does what the code does today
 
 

@@ -1070,5 +1070,6 @@ def float16_network_into_class_indices():
         (line("return Model(net, loss,", 1), 22),  # Dense restored before the cast
         (line("Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True)"), 22),  # issue 30, class indices
     ]
-    assert "also casts the loss inside it ('self.loss') to float16" in findings[0].message
-    assert "its float16 logits go into the loss 'loss'" in findings[1].message
+    assert findings[0].message.startswith("'n.to_float(ms.float16)' also casts the loss inside it to float16. "
+                                           "The loss is 'self.loss'")
+    assert findings[1].message.startswith("The loss 'loss' computes in float16: its logits come from a float16 network.")
