@@ -77,7 +77,8 @@ def test_ms501_reports_a_network_whose_nested_sub_cell_defines_bprop(project):
     findings = only(project.lint_source(source, relative="train.py"), "MS501")
     assert [f.line for f in findings] == [_line(source, "grads = ops.GradOperation()(net)(x)")]
     forward = _line(source, "out = net(x)")
-    assert f"'net' (Outer, whose sub-cell Inner defines bprop) is called forward at line {forward}" \
+    assert f"'net' is called forward at line {forward}, then differentiated without set_grad(). The cell is Outer, " \
+        "whose sub-cell Inner defines bprop; " \
         in findings[0].message
     assert "`Outer(...).set_grad()`" in findings[0].message
 
@@ -187,7 +188,7 @@ def test_ms501_asks_for_set_grad_on_the_differentiated_wrapper(project, how, set
     assert bool(findings) is reported
     if reported:
         message = findings[0].message
-        assert "'loss_net' (WithLossCell, whose sub-cell Inner defines bprop)" in message
+        assert "The cell is WithLossCell, whose sub-cell Inner defines bprop; " in message
         assert "`WithLossCell(...).set_grad()`" in message
         assert ("set_grad() on 'net'" in message) is (set_grad == "net.set_grad()")
 
@@ -201,7 +202,8 @@ def test_ms501_on_a_train_one_step_cell_that_is_differentiated(project):
         grads = ops.GradOperation()(step)(x, x)
     ''')
     findings = only(project.lint_source(source, relative="train.py"), "MS501")
-    assert len(findings) == 1 and "'step' (TrainOneStepCell, whose sub-cell Inner defines bprop)" in findings[0].message
+    assert len(findings) == 1 and "The cell is TrainOneStepCell, whose sub-cell Inner defines bprop; " in \
+        findings[0].message
 
 
 @pytest.mark.mindspore
