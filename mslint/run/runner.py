@@ -20,18 +20,17 @@ Speed (docs/performance.md has the measurements):
 from __future__ import annotations
 
 import gc
-import io
 import math
 import os
 import re
 import stat
 import sys
-import tokenize
 from collections import OrderedDict
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from mslint.run import budget
 from mslint import config as config_module
+from mslint import parsed
 from mslint.project import index as project
 from mslint.project import module_files
 from mslint.run import routing
@@ -54,9 +53,7 @@ PREFILTER_VARIABLE = "MSLINT_PREFILTER"  # "0": analyse every file (to check the
 # -- reading -------------------------------------------------------------------------------
 def decode_source(data: bytes) -> str:
     """The file's text, decoded as Python does (coding cookie, BOM, else UTF-8)."""
-    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    text = data.decode(encoding)
-    return text[1:] if text.startswith("\ufeff") else text
+    return parsed.decode(data)
 
 
 def read_bytes(path: str) -> bytes:
@@ -188,6 +185,17 @@ def _lean_builder_class():
 
         def delayed_assattr(self, node):
             return None
+
+        def _data_build(self, data, modname, path):
+            # the tree the syntax check or the project's facts parsed from this text, if any
+            from astroid import builder
+
+            original = builder._parse_string
+            builder._parse_string = lambda text, type_comments=True, modname=None: parsed.take(text)
+            try:
+                return super()._data_build(data, modname, path)
+            finally:
+                builder._parse_string = original
 
     return LeanBuilder
 
@@ -403,13 +411,13 @@ def unknown_suppressions(files: Sequence[str], sources: Dict[str, str],
 
 
 def _check_syntax(source: str, path: str) -> None:
-    """Parse only, raising what astroid's builder would raise for this text."""
+    """Parse only (the tree is kept for the build that may follow: mslint.parsed), raising
+    what astroid's builder would raise for this text."""
     import astroid
-    from astroid.builder import _parse_string
 
     modname = module_name_for_file(path)
     try:
-        _parse_string(source, type_comments=True, modname=modname)
+        parsed.tree(source, keep=True)
     except (TypeError, ValueError, SyntaxError, MemoryError) as exc:
         raise astroid.AstroidSyntaxError("Parsing Python code failed:\n{error}", source=source, modname=modname,
                                          path=path, error=exc) from exc
