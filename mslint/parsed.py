@@ -17,12 +17,14 @@ from __future__ import annotations
 import ast
 import io
 import re
+import threading
 import tokenize
 from collections import OrderedDict
 from typing import Union
 
 KEPT = 4  # texts whose trees are kept: the buffers being edited
 _TREES: "OrderedDict[str, ast.Module]" = OrderedDict()
+_LOCK = threading.Lock()  # the server lints in a worker thread, and computes fix-all in its main one
 _TYPE_COMMENT = re.compile(r"#\s+type:")
 
 
@@ -33,22 +35,25 @@ def tree(source: Union[str, bytes], keep: bool = False) -> ast.Module:
     ValueError, MemoryError, RecursionError).  Bytes are decoded as Python decodes a source
     file (which may raise UnicodeDecodeError, or SyntaxError for an unknown coding)."""
     text = decode(source) if isinstance(source, bytes) else source
-    found = _TREES.get(text)
-    if found is not None:
-        _TREES.move_to_end(text)
-        return found
+    with _LOCK:
+        found = _TREES.get(text)
+        if found is not None:
+            _TREES.move_to_end(text)
+            return found
     found = parse(text)
     if keep:
-        _TREES[text] = found
-        while len(_TREES) > KEPT:
-            _TREES.popitem(last=False)
+        with _LOCK:
+            _TREES[text] = found
+            while len(_TREES) > KEPT:
+                _TREES.popitem(last=False)
     return found
 
 
 def take(text: str) -> ast.Module:
     """The text's tree for a reader that changes it (astroid's builder): the shared one,
     which is then forgotten, or a new one."""
-    found = _TREES.pop(text, None)
+    with _LOCK:
+        found = _TREES.pop(text, None)
     return found if found is not None else parse(text)
 
 
