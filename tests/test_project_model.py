@@ -311,6 +311,37 @@ def test_project_root_and_importers(zoo):
     assert model.importers([helpers], candidates) == model.all_importers(helpers)
 
 
+def test_importers_from_a_kept_facts_store_follow_a_changed_import(tmp_path, monkeypatch):
+    """The store keeps each file's resolved imports while the file is unchanged: asked for
+    importers first (as a run asks before the program model), an edited file is resolved again."""
+    monkeypatch.setenv("MSLINT_CACHE_DIR", str(tmp_path / "cache"))
+    root = tmp_path / "proj"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pyproject.toml").write_text("[project]\nname = 'p'\n")
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "helpers.py").write_text("def to_host(x):\n    return x.asnumpy()\n")
+    (root / "pkg" / "other.py").write_text("def other(x):\n    return x\n")
+    (root / "pkg" / "model.py").write_text("from pkg.other import other\n")
+    helpers, model = str(root / "pkg" / "helpers.py"), str(root / "pkg" / "model.py")
+    saved = project_module.STORE.enabled
+    project_module.STORE.enabled = True
+    try:
+        def importers_of_helpers():
+            project_module.forget_projects()
+            project = project_module.project_for(model)
+            found = project.importers([helpers], [p for p in project.files() if p != helpers])
+            project.programs()  # (saves the store, as a run does)
+            return found
+
+        assert importers_of_helpers() == []
+        assert importers_of_helpers() == []  # (now from the store)
+        (root / "pkg" / "model.py").write_text("from pkg.other import other\nfrom pkg.helpers import to_host\n")
+        assert importers_of_helpers() == [model]
+    finally:
+        project_module.STORE.enabled = saved
+        project_module.forget_projects()
+
+
 def test_without_a_marker_the_root_is_the_top_of_the_package(tmp_path):
     write(tmp_path, {"lib/pkg/__init__.py": "", "lib/pkg/sub/__init__.py": "", "lib/pkg/sub/m.py": ""})
     project_module.forget_projects()

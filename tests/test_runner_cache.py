@@ -241,3 +241,39 @@ def test_the_pylint_plugin_reports_what_the_command_reports_with_and_without_its
         item[5] = "from the cache"
     cache_file.write_text(json.dumps(document))
     assert {message for path, _, _, message in plugin() if path == "other.py"} == {"from the cache"}
+
+
+def test_a_cache_file_read_again_in_the_same_process_has_what_its_file_holds(tmp_path):
+    """The entries are kept between the objects of one process (the server makes one per
+    edit) only while the file is the one they were read from."""
+    from mslint.findings import Finding
+    from mslint.rules import INTERNAL_ERROR
+    from mslint.run.cache import ResultCache
+
+    source = tmp_path / "a.py"
+    source.write_text("x = 1\n")
+    directory = str(tmp_path / "cache")
+
+    def stored(message):
+        cache = ResultCache(directory, "n")
+        cache.store(str(source), "digest", "a", [Finding(INTERNAL_ERROR, str(source), 1, 0, None, None, message)], [], {})
+        return cache
+
+    def found():
+        cached = ResultCache(directory, "n").lookup(str(source), "digest", "a")
+        return None if cached is None else [f.message for f in cached]
+
+    stored("first").save()
+    assert found() == ["first"]
+    stored("not saved")  # an object's entries are its own until it saves them
+    assert found() == ["first"]
+    other = subprocess.run([sys.executable, "-c", f"""
+from mslint.findings import Finding
+from mslint.rules import INTERNAL_ERROR
+from mslint.run.cache import ResultCache
+cache = ResultCache({directory!r}, "n")
+cache.store({str(source)!r}, "digest", "a", [Finding(INTERNAL_ERROR, {str(source)!r}, 1, 0, None, None, "second")], [], {{}})
+cache.save()
+"""], capture_output=True, text=True, timeout=120)
+    assert other.returncode == 0, other.stderr
+    assert found() == ["second"]  # written by another process: read again

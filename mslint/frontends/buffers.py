@@ -49,6 +49,7 @@ class BufferLinter:
         self.lock = threading.Lock()
         self.last_good: Dict[str, str] = {}  # path -> the buffer's last text that parsed
         self._parsed: Dict[str, Tuple[int, Optional[Finding]]] = {}  # path -> (hash of text, its MS001 or None)
+        self._modules = None  # the project modules kept built between runs (runner.KeptModules)
 
     def forget(self, path: str) -> None:
         """The buffer was closed."""
@@ -93,8 +94,11 @@ class BufferLinter:
                 config_for = config_module.PerFile()  # afresh: an edited pyproject.toml applies now
                 for path in texts:
                     config_for(path)
+                if self._modules is None:
+                    self._modules = runner.KeptModules()
                 findings = runner.lint_run(sorted(texts), config_for, jobs=1, cache=caches_by_configuration(),
-                                           progress=_StopWhenOutdated(outdated), overrides=overrides).findings
+                                           progress=_StopWhenOutdated(outdated), overrides=overrides,
+                                           kept=self._modules).findings
             except Outdated:
                 return None
             except config_module.ConfigError as error:

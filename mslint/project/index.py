@@ -252,7 +252,8 @@ class Project:
         return self._imports[path]
 
     def _resolved_imports(self, path: str) -> Set[str]:
-        return set(self._store().resolved_imports(path, self._layout(), lambda: self._resolve(path, self.facts(path))))
+        facts = self.facts(path)  # (first: the store reuses its resolution only once it knows the file is unchanged)
+        return set(self._store().resolved_imports(path, self._layout(), lambda: self._resolve(path, facts)))
 
     def _layout(self) -> str:
         """What import resolution depends on besides a file's own text: the project's files and

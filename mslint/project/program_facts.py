@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
-from mslint import __version__
+from mslint import __version__, parsed
 from mslint.atomic import write_atomically
 from mslint.directories import cache_directory
 
@@ -67,11 +67,12 @@ def read_facts(text: Optional[bytes], path: str) -> FileFacts:
 
 
 def parse(text: Optional[bytes], path: str) -> Optional[ast.Module]:
+    """The file's tree (shared with the other readers of the same text: mslint.parsed)."""
     if not text:
         return None
     try:
-        return ast.parse(text, filename=path)
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return parsed.tree(text)
+    except (SyntaxError, ValueError, LookupError, MemoryError, RecursionError):
         return None  # the file's own lint reports it
 
 

@@ -20,18 +20,17 @@ Speed (docs/performance.md has the measurements):
 from __future__ import annotations
 
 import gc
-import io
 import math
 import os
 import re
 import stat
 import sys
-import tokenize
 from collections import OrderedDict
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from mslint.run import budget
 from mslint import config as config_module
+from mslint import parsed
 from mslint.project import index as project
 from mslint.project import module_files
 from mslint.run import routing
@@ -54,9 +53,7 @@ PREFILTER_VARIABLE = "MSLINT_PREFILTER"  # "0": analyse every file (to check the
 # -- reading -------------------------------------------------------------------------------
 def decode_source(data: bytes) -> str:
     """The file's text, decoded as Python does (coding cookie, BOM, else UTF-8)."""
-    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    text = data.decode(encoding)
-    return text[1:] if text.startswith("\ufeff") else text
+    return parsed.decode(data)
 
 
 def read_bytes(path: str) -> bytes:
@@ -189,6 +186,17 @@ def _lean_builder_class():
         def delayed_assattr(self, node):
             return None
 
+        def _data_build(self, data, modname, path):
+            # the tree the syntax check or the project's facts parsed from this text, if any
+            from astroid import builder
+
+            original = builder._parse_string
+            builder._parse_string = lambda text, type_comments=True, modname=None: parsed.take(text)
+            try:
+                return super()._data_build(data, modname, path)
+            finally:
+                builder._parse_string = original
+
     return LeanBuilder
 
 
@@ -201,6 +209,7 @@ class _ModuleStore:
         self.modules: "OrderedDict[str, Tuple[object, ReadLog, int]]" = OrderedDict()
         self.building: Dict[str, object] = {}
         self.overrides: Dict[str, str] = {}  # absolute path -> the text to build instead of the file's
+        self.names: Dict[str, str] = {}  # absolute path -> the module name it was built as
         self._builder = None
         self._evicted = 0
 
@@ -213,8 +222,9 @@ class _ModuleStore:
             self._builder = _lean_builder_class()
         absolute = os.path.abspath(path)
         outer, module_files.HOOKS.log = module_files.HOOKS.log, ReadLog()
+        self.names[absolute] = module_name_for_file(path)
         try:
-            module = self._builder(self, path).string_build(source, module_name_for_file(path), path)
+            module = self._builder(self, path).string_build(source, self.names[absolute], path)
         finally:
             log, module_files.HOOKS.log = module_files.HOOKS.log, outer
             self.building.pop(absolute, None)
@@ -252,17 +262,56 @@ class _ModuleStore:
         except Exception:  # noqa: BLE001 - unreadable or unparsable: the file's own lint run reports it
             return None
 
+    def refresh(self, overrides: Dict[str, str]) -> None:
+        """For a new run that reads `overrides` instead of those files: forget every module
+        whose text is not what the run reads, whose name changed, or whose build read a
+        forgotten module or looked up a project module that is now found elsewhere (star
+        imports copy names out of other modules' trees)."""
+        self.overrides = dict(overrides)
+        stale = set()
+        for path, (_, _, digest) in self.modules.items():
+            text = self.overrides.get(path)
+            if text is None:
+                try:
+                    text = read_source(path)
+                except (OSError, UnicodeDecodeError, SyntaxError, LookupError):
+                    text = None
+            if text is None or hash(text) != digest or self.names.get(path) != module_name_for_file(path):
+                stale.add(path)
+        changed = True
+        while changed:
+            changed = False
+            for path, (_, log, _) in self.modules.items():
+                if path not in stale and (log.files & stale or any(
+                        module_files._find_project_file(dotted, directory) != found
+                        for (dotted, directory), found in log.lookups.items())):
+                    stale.add(path)
+                    changed = True
+        for path in stale:
+            del self.modules[path]
+            self.names.pop(path, None)
+
     def trim(self) -> None:
         if len(self.modules) > self.limit:
             from mslint.analysis import lattice
 
             lattice.SHARED.forget()  # its keys hold the trees about to be dropped
         while len(self.modules) > self.limit:
-            self.modules.popitem(last=False)
+            self.names.pop(self.modules.popitem(last=False)[0], None)
             self._evicted += 1
         if self._evicted >= _COLLECT_AFTER_EVICTIONS:
             self._evicted = 0
             gc.collect()
+
+
+class KeptModules:
+    """Project modules kept built from one run to the next, for a long-lived process (the
+    language server): each is used again while the text it was built from, and what its
+    build read, are unchanged (see _ModuleStore.refresh); the others are built again.
+    Every edit would otherwise build every project module its analyses load afresh."""
+
+    def __init__(self):
+        self.store: Optional[_ModuleStore] = None
 
 
 _STORE: Optional[_ModuleStore] = None
@@ -274,8 +323,10 @@ _COLLECT_AFTER_EVICTIONS = 48
 _SAVED_GC: List[tuple] = []
 
 
-def _start_session(share: bool = True, overrides: Optional[Dict[str, str]] = None) -> None:
-    """A fresh module store, loaded through the lean builder (also in each worker process).
+def _start_session(share: bool = True, overrides: Optional[Dict[str, str]] = None,
+                   kept: Optional[KeptModules] = None) -> None:
+    """A module store, loaded through the lean builder (also in each worker process): a
+    fresh one, or the kept one with what is still valid of the last run's modules.
 
     `share`: analyses may take each other's results (lattice.SHARED); a run that records
     what each analysis reads, for the result cache, must not (see SharedResults.enabled).
@@ -285,8 +336,14 @@ def _start_session(share: bool = True, overrides: Optional[Dict[str, str]] = Non
 
     lattice.SHARED.forget()
     lattice.SHARED.enabled = share
-    _STORE = _ModuleStore(record=not share)
-    _STORE.overrides = dict(overrides or {})
+    if kept is None:
+        _STORE = _ModuleStore(record=not share)
+        _STORE.overrides = dict(overrides or {})
+    else:
+        if kept.store is None:
+            kept.store = _ModuleStore(record=True)  # (whether or not this run records: a later one may)
+        _STORE = kept.store
+        _STORE.refresh(overrides or {})
     module_files.HOOKS.loader = _STORE.get
     module_files.HOOKS.log = None
     _SAVED_GC.append(gc.get_threshold())
@@ -403,13 +460,13 @@ def unknown_suppressions(files: Sequence[str], sources: Dict[str, str],
 
 
 def _check_syntax(source: str, path: str) -> None:
-    """Parse only, raising what astroid's builder would raise for this text."""
+    """Parse only (the tree is kept for the build that may follow: mslint.parsed), raising
+    what astroid's builder would raise for this text."""
     import astroid
-    from astroid.builder import _parse_string
 
     modname = module_name_for_file(path)
     try:
-        _parse_string(source, type_comments=True, modname=modname)
+        parsed.tree(source, keep=True)
     except (TypeError, ValueError, SyntaxError, MemoryError) as exc:
         raise astroid.AstroidSyntaxError("Parsing Python code failed:\n{error}", source=source, modname=modname,
                                          path=path, error=exc) from exc
@@ -524,7 +581,8 @@ class RunReport:
 
 
 def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches = None,
-             progress: Optional[Progress] = None, overrides: Optional[Dict[str, str]] = None) -> RunReport:
+             progress: Optional[Progress] = None, overrides: Optional[Dict[str, str]] = None,
+             kept: Optional[KeptModules] = None) -> RunReport:
     """Analyse the files, and the project modules outside them whose graph code may reach
     them (their importers); report each finding once, in a file of the run (mslint.run.routing).
 
@@ -539,7 +597,10 @@ def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches
     for the overridden texts (the cache checks them against the texts, not the files: an
     entry that read only parts of a file that the text leaves as they were holds), and
     stores nothing (its entries stand for files on disk).  `--fix` lints its fixed texts this way
-    before writing them, and `mslint -` lints standard input."""
+    before writing them, and `mslint -` lints standard input.
+
+    `kept`: a serial run takes the project modules still valid from the last run given the
+    same object, and leaves its own there for the next (the language server's runs)."""
     config_for = config if callable(config) else (lambda path, _config=config: _config)
     cache_for = cache if callable(cache) else (lambda _settings, _cache=cache: _cache)
     overrides = {os.path.abspath(path): text for path, text in (overrides or {}).items()}
@@ -593,7 +654,7 @@ def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches
         jobs = worker_count(pending, jobs)
         share = not stored  # results to store: each analysis must read what its findings depend on
         if jobs <= 1 or len(pending) < SERIAL_BELOW:
-            _start_session(share, overrides)
+            _start_session(share, overrides, kept)
             try:
                 analysed = _lint_many(tuple(pending), progress)
             finally:

@@ -1,0 +1,62 @@
+"""One parse of a text shared by its readers (mslint.parsed): each reader sees what it saw
+when it parsed the text itself, also after astroid's builder changed the shared tree."""
+from __future__ import annotations
+
+import ast
+import textwrap
+
+from mslint import parsed
+from mslint.project import program_facts
+from mslint.run import runner
+from mslint.run.cache import ModuleParts
+
+SOURCE = textwrap.dedent('''\
+    """The module's docstring: astroid's builder takes it out of the tree's body."""
+    import mindspore as ms
+    from mindspore import nn
+
+    ms.set_context(mode=ms.GRAPH_MODE)
+
+
+    class Net(nn.Cell):
+        """A docstring too."""
+
+        def __init__(self):
+            super().__init__()
+            self.head = Head()
+
+        def construct(self, x):
+            return x.asnumpy()
+    ''')
+
+
+def test_readers_after_the_build_see_the_text_as_parsed(tmp_path):
+    path = str(tmp_path / "net.py")
+    expected_parts = ModuleParts(SOURCE.encode()).digest(["Net"])
+    expected_facts = program_facts.read_facts(SOURCE.encode(), path)
+    assert runner.syntax_problem(path, SOURCE) is None  # keeps the tree for the build
+    runner._start_session()
+    try:
+        module = runner._STORE.get(path, SOURCE)  # takes it (and moves the docstrings)
+    finally:
+        runner._end_session()
+    assert module.doc_node.value.startswith("The module's docstring")
+    assert [type(node).__name__ for node in module.body] == ["Import", "ImportFrom", "Expr", "ClassDef"]
+    assert "Head" in expected_facts.converting_names
+    assert ModuleParts(SOURCE.encode()).digest(["Net"]) == expected_parts
+    assert program_facts.read_facts(SOURCE.encode(), path) == expected_facts
+    assert expected_facts.modes == frozenset({"graph"})
+    assert isinstance(parsed.tree(SOURCE).body[0], ast.Expr)  # a new tree, with the docstring
+
+
+def test_a_misplaced_type_comment_parses_as_astroid_parses_it(tmp_path):
+    source = "x = [  # type: List[int]\n    1,\n]\n"
+    assert runner.syntax_problem(str(tmp_path / "typed.py"), source) is None
+    assert isinstance(parsed.tree(source).body[0], ast.Assign)
+
+
+def test_a_syntax_error_is_raised_to_every_reader(tmp_path):
+    path = str(tmp_path / "broken.py")
+    problem = runner.syntax_problem(path, "def broken(:\n    pass\n")
+    assert (problem.code, problem.line) == ("MS001", 1)
+    assert program_facts.parse(b"def broken(:\n    pass\n", path) is None
