@@ -89,7 +89,7 @@ class ProgramModel:
         if not chosen or {p.path for p in programs} <= compiling or self.mixed_note(path) is None:
             return None
         more = f" and {len(chosen) - 1} more" if len(chosen) > 1 else ""
-        return f"compiled by {os.path.relpath(chosen[0].path, self.root)}{more}; not by PyNative programs"
+        return f"Compiled by {os.path.relpath(chosen[0].path, self.root)}{more}; not by PyNative programs"
 
     def mixed_note(self, path: str) -> Optional[str]:
         """'Compiled by graph_app/train.py; not by PyNative programs' when a PyNative-only program also reaches the
