@@ -410,6 +410,11 @@ def project_at(root: str) -> Project:
     return _PROJECTS[root]
 
 
+def known_roots() -> List[str]:
+    """The roots of the projects this run has looked at (sorted)."""
+    return sorted(_PROJECTS)
+
+
 def forget_projects() -> None:
     """A new run: the file system may have changed."""
     _PROJECTS.clear()

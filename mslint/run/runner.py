@@ -515,12 +515,14 @@ class RunReport:
     compiled only in GRAPH_MODE and the project only ever runs PyNative."""
 
     def __init__(self, findings: List[Finding], withheld: int, files: int, context_files: int,
-                 warnings: Sequence[Tuple[str, int, str]] = ()):
+                 warnings: Sequence[Tuple[str, int, str]] = (), context: Sequence[str] = (), complete: bool = True):
         self.findings = findings
         self.withheld = withheld
         self.files = files
         self.context_files = context_files
         self.warnings = list(warnings)  # (path, line, what) for the user, beside the findings
+        self.context = list(context)  # the project modules analysed beside the files (their importers)
+        self.complete = complete  # False: an analysis ran out of its time budget (the answer may differ next time)
 
 
 def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches = None,
@@ -610,7 +612,8 @@ def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches
     for results in used_caches:
         results.save()
     findings, withheld = report(raw, run_paths, sources, config_for)
-    return RunReport(findings, withheld, len(files), len(context), unknown_suppressions(files, sources, config_for))
+    return RunReport(findings, withheld, len(files), len(context), unknown_suppressions(files, sources, config_for),
+                     context, complete=not any(f.rule is ANALYSIS_INCOMPLETE for f in raw))
 
 
 def lint_sources(sources: Sequence[Tuple[str, str]], config: Configs) -> List[Finding]:
