@@ -260,7 +260,7 @@ class _ModuleStore:
         while len(self.modules) > self.limit:
             self.modules.popitem(last=False)
             self._evicted += 1
-        if self._evicted >= _COLLECT_AFTER_EVICTIONS:
+        if self._evicted >= self.limit:
             self._evicted = 0
             gc.collect()
 
@@ -268,9 +268,11 @@ class _ModuleStore:
 _STORE: Optional[_ModuleStore] = None
 # Astroid trees are millions of small objects with parent links: the default collector
 # thresholds spend a third of the run in collections that free nothing.  During a run,
-# collect rarely, and fully after evicting modules (their trees are cycles).
+# collect rarely, and fully after evicting as many modules as are kept (their trees are cycles,
+# so only a full collection frees them; each one walks every tree still kept, so a collection
+# after every quarter of that number spent a third of a cold run collecting: 26 of 87 s of CPU
+# on 1,553 files, against 15 of 76 s now, for 18% more peak memory).
 GC_THRESHOLDS = (50000, 20, 100)
-_COLLECT_AFTER_EVICTIONS = 48
 _SAVED_GC: List[tuple] = []
 
 
