@@ -16,44 +16,8 @@ import pytest
 from mslint.directories import ENVIRONMENT_VARIABLE
 from mslint.frontends import cli
 from mslint.run import manifest
-
-NET = """
-import numpy as np
-import mindspore as ms
-from mindspore import nn
-
-
-class Net{n}(nn.Cell):
-    def construct(self, x):
-        y = x.asnumpy()
-        return np.ones(3) + {n}
-"""
-
-BASE = """
-import mindspore as ms
-from mindspore import nn
-
-
-class Base(nn.Cell):
-    def construct(self, x):
-        return self.helper(x)
-
-    def helper(self, x):
-        return x
-"""
-
-BASE_NOT_CALLING_HELPER = BASE.replace("return self.helper(x)", "return x")
-
-SUB = """
-import numpy as np
-
-from base import Base
-
-
-class Sub(Base):
-    def helper(self, x):
-        return x + np.ones(3)
-"""
+from test_runner_cache import BASE, BASE_NOT_CALLING_HELPER, SUB
+from test_runner_cache import NET_WITH_NUMPY as NET
 
 
 @pytest.fixture
