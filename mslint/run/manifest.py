@@ -106,7 +106,7 @@ class Snapshot:
 
     def add(self, path: str) -> None:
         path = os.path.abspath(path)
-        if path in self.paths:
+        if path in self.paths or self.racy:  # (a racy snapshot is not kept: no need to go on)
             return
         status = _status(path)
         self.paths[path] = status
@@ -121,6 +121,8 @@ class Snapshot:
         if top in self.walked:
             return
         for directory, subdirectories, names in os.walk(top):
+            if self.racy:
+                return
             if directory in self.walked and directory != top:
                 subdirectories[:] = []
                 continue
@@ -230,6 +232,8 @@ def snapshot_of_run(started_ns: int, paths: Sequence[str], context: Sequence[str
     from mslint.project.module_files import _search_bases
 
     snapshot = Snapshot(started_ns)
+    for path in files:  # first: a file edited just before the run makes the snapshot racy at once
+        snapshot.add(path)
     roots = project.known_roots()
     for path in list(paths) + roots:
         if os.path.isdir(path):
@@ -244,6 +248,8 @@ def snapshot_of_run(started_ns: int, paths: Sequence[str], context: Sequence[str
         snapshot.add(explicit_config)
     searched = set()
     for path in list(files) + list(context):
+        if snapshot.racy:
+            break
         snapshot.add(path)
         cache = cache_for(config_for(path)) if cache_for is not None else None
         entry = cache.entries.get(os.path.abspath(path)) if cache is not None else None
