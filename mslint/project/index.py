@@ -151,6 +151,11 @@ class Project:
             self._texts[path] = _read_regular(path)
         return self._texts[path]
 
+    def _peek(self, path: str) -> Optional[bytes]:
+        """A file's bytes, read and not kept when they are not kept already: the program facts
+        read every file once (and keep what they found in the cache directory)."""
+        return self._texts[path] if path in self._texts else _read_regular(path)
+
     def use_text(self, path: str, data: bytes) -> None:
         """Read `path` as `data`, not from its file (an editor's unsaved buffer: mslint server)."""
         self._texts[os.path.abspath(path)] = data
@@ -186,7 +191,7 @@ class Project:
             written: Set[bytes] = set()
             calls: List[bytes] = []
             for file in self.files():
-                text = self._texts[file] if file in self._texts else _read_regular(file)
+                text = self._peek(file)
                 if not text:
                     continue
                 written.update(_ATTRIBUTE_WRITE.findall(text))
@@ -240,7 +245,7 @@ class Project:
 
     def facts(self, path: str) -> program_facts.FileFacts:
         """What the file says about programs: imports, a __main__ block, set_context modes."""
-        return self._store().facts(path, self.text)
+        return self._store().facts(path, self._peek)
 
     def _store(self) -> program_facts.FactStore:
         if self._facts_store is None:
@@ -343,7 +348,7 @@ class Project:
     def programs(self) -> programs_module.ProgramModel:
         """The project's programs, their modes, and which modules each reaches (built once)."""
         if self._programs is None:
-            self._programs = programs_module.build_model(self.root, self.files(), self._store(), self.text,
+            self._programs = programs_module.build_model(self.root, self.files(), self._store(), self._peek,
                                                          lambda path, facts: self.imports_of(path))
         return self._programs
 
@@ -431,15 +436,18 @@ def program_note(path: str) -> Optional[str]:
     return project_for(path).programs().mixed_note(path)
 
 
-def analysis_identity(path: str, module_name: str) -> str:
+def analysis_identity(path: str, module_name: str, text: Optional[bytes] = None) -> str:
     """What a cached analysis of a file must match besides its content: its module name, the
     program's mode (it decides which constructs are roots), and, for a module that may define a
     construct, which modules convert tensors and the names they mention (one of them may now
     name one of its cells and pass it host values: mslint.analysis.parent_cells; what the
-    analysis read of the modules that did name them is recorded as it reads them)."""
+    analysis read of the modules that did name them is recorded as it reads them).  `text`: the
+    file's bytes, when the caller has them (else they are read, and kept by the project)."""
     model = project_for(path)
     identity = module_name + model.programs().identity(path)
-    if b"construct" in (model.text(os.path.abspath(path)) or b""):
+    if text is None:
+        text = model.text(os.path.abspath(path)) or b""
+    if b"construct" in text:
         identity += "|converting:" + model.converting_digest()
     return identity
 

@@ -582,7 +582,7 @@ def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches
                 for overridden, text in override_bytes.items():
                     results.hashes.use(overridden, text)
             digest = results.hashes.remember(path, data)
-            identity = project.analysis_identity(path, module_name_for_file(path))
+            identity = project.analysis_identity(path, module_name_for_file(path), data)
             cached = results.lookup(path, digest, identity)
             if cached is not None:
                 raw.extend(cached)
