@@ -127,3 +127,10 @@ def test_a_configuration_above_the_project_is_seen(tree, tmp_path, capsys, monke
     after = run(capsys, ".")
     assert after != before and {code for _, _, code in after[1]} == {"MS102"}
     assert after == run(capsys, "--no-cache", ".")
+
+
+def test_a_snapshot_over_its_bound_is_not_kept(tree, tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(manifest, "MAX_PATHS", 5)
+    first = settled_run(capsys, ".")
+    assert manifests(tmp_path) == []
+    assert run(capsys, ".") == first

@@ -19,7 +19,8 @@ inode; or is still absent):
 
 A run that saw a path change while it ran (its times are not older than the run's start, less
 `RACY_SECONDS`, a bound on the file system's time granularity) writes no manifest; nor does a
-run with an analysis cut short by its time budget.  Everything else the answer depends on is
+run with an analysis cut short by its time budget, nor one whose snapshot would exceed
+`MAX_PATHS` paths.  Everything else the answer depends on is
 in the manifest's key: mslint's code, the working directory, the command line's settings, the
 environment variables mslint reads.  A manifest that does not hold is ignored: the run then
 works as before, through the per-file result cache, and writes a new one.
@@ -41,6 +42,7 @@ from mslint.run.cache import _decode, _encode
 
 FORMAT = 1
 KEEP = 8  # manifests kept per cache directory (one per command line and working directory)
+MAX_PATHS = 200_000  # a bound on a snapshot (a project root above a huge tree): past it, none is kept
 RACY_SECONDS = 2.0
 # what a run looks for in a folder above the trees it walks (project roots, configurations,
 # ignore files); `.git/info/exclude` where a repository's top is
@@ -102,16 +104,18 @@ class Snapshot:
         self.started_ns = started_ns
         self.paths: Dict[str, Optional[List[int]]] = {}
         self.walked: set = set()
-        self.racy = False
+        self.discarded = False
 
     def add(self, path: str) -> None:
         path = os.path.abspath(path)
-        if path in self.paths or self.racy:  # (a racy snapshot is not kept: no need to go on)
+        if path in self.paths or self.discarded:  # (a discarded snapshot is not kept: no need to go on)
             return
         status = _status(path)
         self.paths[path] = status
+        if len(self.paths) > MAX_PATHS:
+            self.discarded = True  # (not kept: checking it would cost what it saves)
         if status is not None and max(status[0], status[1]) >= self.started_ns - int(RACY_SECONDS * 1e9):
-            self.racy = True  # it changed while the run read it (or just before): its answer may not hold
+            self.discarded = True  # it changed while the run read it (or just before): its answer may not hold
 
     def walk(self, top: str) -> None:
         """A tree as the project model walks it: each folder, its Python files, the files read in it."""
@@ -121,7 +125,7 @@ class Snapshot:
         if top in self.walked:
             return
         for directory, subdirectories, names in os.walk(top):
-            if self.racy:
+            if self.discarded:
                 return
             if directory in self.walked and directory != top:
                 subdirectories[:] = []
@@ -177,8 +181,8 @@ class Snapshot:
 
 
 def save(directory: str, key: str, snapshot: Snapshot, answer: dict) -> None:
-    """Write the manifest (unless the snapshot is racy); keep the KEEP newest in `directory`."""
-    if snapshot.racy:
+    """Write the manifest (unless the snapshot was discarded: a path changed, or too many); keep the KEEP newest in `directory`."""
+    if snapshot.discarded:
         return
     document = dict(answer, format=FORMAT, paths=snapshot.paths)
     try:
@@ -232,7 +236,7 @@ def snapshot_of_run(started_ns: int, paths: Sequence[str], context: Sequence[str
     from mslint.project.module_files import _search_bases
 
     snapshot = Snapshot(started_ns)
-    for path in files:  # first: a file edited just before the run makes the snapshot racy at once
+    for path in files:  # first: a file edited just before the run discards the snapshot at once
         snapshot.add(path)
     roots = project.known_roots()
     for path in list(paths) + roots:
@@ -248,7 +252,7 @@ def snapshot_of_run(started_ns: int, paths: Sequence[str], context: Sequence[str
         snapshot.add(explicit_config)
     searched = set()
     for path in list(files) + list(context):
-        if snapshot.racy:
+        if snapshot.discarded:
             break
         snapshot.add(path)
         cache = cache_for(config_for(path)) if cache_for is not None else None
