@@ -13,7 +13,7 @@ records which, by commit; their code is never committed).  Every figure comes fr
 Each run is repeated --repeat times and the fastest counts (the work is the same; a slower
 run measured other processes' work too).  Peak memory is the largest resident size of the
 run's process tree, sampled every 50 ms with psutil when it is installed, else the largest
-single process (wait4's ru_maxrss).
+single process waited for so far (wait4's ru_maxrss: after the cold run, its largest worker).
 
   python benchmarks/zoo_run.py --tree /work/zoo [--repeat 1]
 """
@@ -69,8 +69,11 @@ def measure(command: List[str], cwd: str, env: Dict[str, str]) -> Tuple[float, i
         sampler.join()
     if process.returncode not in (0, 1):
         raise SystemExit(f"mslint failed ({process.returncode}): {err.decode(errors='replace')[-2000:]}")
+    if sampler is not None:
+        return seconds, peak[0], out.decode(errors="replace")
+    # (the largest process this benchmark has waited for so far: after the cold run, its workers)
     single = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
-    return seconds, max(peak[0], single), out.decode(errors="replace")
+    return seconds, single, out.decode(errors="replace")
 
 
 def edited_module(tree: str) -> Optional[str]:

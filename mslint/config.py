@@ -98,6 +98,8 @@ class Config:
         return unmatched
 
     def is_excluded(self, path: str) -> bool:
+        if not self.exclude and not self.extend_exclude:
+            return False
         relative = _relative(path, self.root)
         return any(globs.matches(relative, p) for p in self.exclude + self.extend_exclude)
 
@@ -319,6 +321,13 @@ class PerFile:
         self._overrides = overrides or (lambda config: config)
         self._explicit = self._overrides(discover(".", explicit)) if explicit is not None else None
         self._by_directory: Dict[str, Config] = {}
+        # what discover() finds, remembered per directory and shared with the directories below
+        # (a tree of thousands of folders would otherwise read each pyproject.toml above them
+        # once per folder); one Config per configuration file or root, so caches keyed by it
+        # compute its key once
+        self._file_of: Dict[str, Optional[str]] = {}
+        self._marker_of: Dict[str, Optional[str]] = {}
+        self._loaded: Dict[Tuple[str, str], Config] = {}
 
     def __call__(self, path: str) -> Config:
         if self._explicit is not None:
@@ -326,8 +335,45 @@ class PerFile:
         absolute = os.path.abspath(path)
         directory = absolute if os.path.isdir(absolute) else os.path.dirname(absolute)
         if directory not in self._by_directory:
-            self._by_directory[directory] = self._overrides(discover(directory))
+            self._by_directory[directory] = self._discover(directory)
         return self._by_directory[directory]
+
+    def _discover(self, directory: str) -> Config:
+        """discover(directory), from what was found for the directories above it."""
+        path = self._config_file(directory)
+        if path is not None:
+            key = ("file", path)
+            if key not in self._loaded:
+                found = load_file(path)
+                self._loaded[key] = self._overrides(found) if found is not None else None
+            if self._loaded[key] is not None:
+                return self._loaded[key]
+        root = self._marker_directory(directory) or directory
+        key = ("root", root)
+        if key not in self._loaded:
+            self._loaded[key] = self._overrides(Config(root=root))
+        return self._loaded[key]
+
+    def _config_file(self, directory: str) -> Optional[str]:
+        """find_config_file(directory), memoised up the tree."""
+        if directory not in self._file_of:
+            candidate = os.path.join(directory, "pyproject.toml")
+            parent = os.path.dirname(directory)
+            if os.path.isfile(candidate) and _mentions_mslint(candidate):
+                self._file_of[directory] = candidate
+            else:
+                self._file_of[directory] = None if parent == directory else self._config_file(parent)
+        return self._file_of[directory]
+
+    def _marker_directory(self, directory: str) -> Optional[str]:
+        """find_project_root(directory), memoised up the tree."""
+        if directory not in self._marker_of:
+            parent = os.path.dirname(directory)
+            if any(os.path.exists(os.path.join(directory, marker)) for marker in PROJECT_MARKERS):
+                self._marker_of[directory] = directory
+            else:
+                self._marker_of[directory] = None if parent == directory else self._marker_directory(parent)
+        return self._marker_of[directory]
 
     def warnings(self) -> List[str]:
         """The warnings of every configuration found so far, each once, in order."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -456,3 +457,32 @@ def test_a_helper_also_reached_unconditionally_is_reported_without_a_condition(t
     assert (finding["path"], finding["line"]) == ("pkg/utils.py", 2)
     assert "Only compiled when" not in finding["message"]
     assert "called from Always.construct (other.py, line 7)" in finding["message"]
+
+
+def test_the_project_wide_searches_answer_as_a_search_of_each_whole_text_would(tmp_path):
+    files = {
+        "setup.py": "",
+        "train.py": "net.add_flags_recursive(is_first_iteration=False)\nnet.add_flags(a=1,\n    b = 2)\n",
+        "other.py": "setattr(cell, 'frozen', True)\nsetattr(x, 'add_flags(inner=1' )\nadd_flags(setattr(y, 'deep'))\n",
+        "after.py": "cell.add_flags(c=1); late = 2\nsetattr(a, b)  # 'quoted'\n",
+        "writes.py": "config.LR = 0.1\nself.x.MOMENTUM += 1\nitems[0] .SCALE=3\nf().Y //= 2\nz.EQUAL == 1\n"
+                     "z.LESS <= 1\nw.A.B.C = 1\nnot_an.attribute\n",
+        "plain.py": "add_flags = None\nnothing = 3\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    model = project_module.Project(str(tmp_path))
+    texts = [text.encode() for text in files.values()]
+    names = ["is_first_iteration", "a", "b", "frozen", "inner", "c", "deep", "late", "quoted", "nothing",
+             "add_flags", "iteration", "LR", "MOMENTUM", "SCALE", "Y", "EQUAL", "LESS", "A", "B", "C", "attribute",
+             "x", "config"]
+    for name in names:
+        escaped = re.escape(name.encode())
+        flag = re.compile(rb"add_flags(?:_recursive)?\s*\([^)]*\b" + escaped + rb"\s*=|setattr\s*\([^)]*[\"']"
+                          + escaped + rb"[\"']")
+        write = re.compile(rb"[\w)\]][ \t]*\.[ \t]*" + escaped + rb"[ \t]*(?:=(?!=)|[-+*/%&|^@]=|//=|\*\*=)"
+                           rb"|setattr\s*\([^)]*[\"']" + escaped + rb"[\"']")
+        assert model.sets_flag(name) is any(flag.search(text) for text in texts), name
+        assert model.writes_attribute(name) is any(write.search(text) for text in texts), name
+    assert model.sets_flag("is_first_iteration") and model.sets_flag("deep") and not model.sets_flag("late")
+    assert model.writes_attribute("MOMENTUM") and model.writes_attribute("C") and not model.writes_attribute("EQUAL")

@@ -26,7 +26,9 @@ from mslint.reporters.style import use_color
 from mslint.reporters.text import withheld_note
 from mslint import rules as rules_module
 from mslint.rules import INTERNAL_ERROR, registry
-from mslint.run.runner import GC_THRESHOLDS, lint_run
+from mslint.directories import cache_directory
+from mslint.run import manifest as run_manifest
+from mslint.run.runner import GC_THRESHOLDS, RunReport, lint_run
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 PEOPLE_FORMATS = ("text", "concise")  # the others are for machines: no progress line, no colour
@@ -229,15 +231,25 @@ def _main(argv: Optional[List[str]]) -> int:
         return _lint_stdin(args, config_for)
     if "-" in paths:
         raise UsageError("-: standard input is linted alone (mslint - --stdin-filename PATH)")
-    excluded: List[str] = []  # named, and left out by --force-exclude
-    excluded_under: List[str] = []  # searched, with something left out by exclude or .gitignore
-    missing: List[str] = []
-    left_out: List[str] = []
-    files = discover(paths, config_for, respect_gitignore=args.respect_gitignore, force_exclude=args.force_exclude,
-                     excluded_by_name=excluded, missing=missing, excluded_under=excluded_under, left_out=left_out)
-    for path in files:  # each file's configuration, found now: its errors and warnings come first
-        config_for(path)
-    _print_warnings(config_for)
+    started = run_manifest.now_ns()
+    manifest = _manifest_place(args, paths, config_for)
+    answer = run_manifest.load(*manifest) if manifest is not None else None
+    if answer is not None:  # nothing the last identical run depended on has changed: its answer holds
+        files, excluded, missing = answer.files, answer.excluded, answer.missing
+        excluded_under, left_out, config_warnings = answer.excluded_under, answer.left_out, answer.config_warnings
+    else:
+        excluded: List[str] = []  # named, and left out by --force-exclude
+        excluded_under: List[str] = []  # searched, with something left out by exclude or .gitignore
+        missing: List[str] = []
+        left_out: List[str] = []
+        files = discover(paths, config_for, respect_gitignore=args.respect_gitignore,
+                         force_exclude=args.force_exclude, excluded_by_name=excluded, missing=missing,
+                         excluded_under=excluded_under, left_out=left_out)
+        for path in files:  # each file's configuration, found now: its errors and warnings come first
+            config_for(path)
+        config_warnings = config_for.warnings()
+    for warning in config_warnings:
+        print(f"mslint: warning: {warning}", file=sys.stderr)
     if args.config and any(os.path.isdir(path) for path in paths):
         _warn_unmatched_globs(args.config, config_for(paths[0]), files, left_out)
     for path in missing:  # as ruff: said, and the other paths are still linted (exit 2 at the end)
@@ -251,8 +263,32 @@ def _main(argv: Optional[List[str]]) -> int:
     # named (pre-commit with --force-exclude) or searched, make a clean run of 0 files
     if not files and not excluded and not excluded_under:
         return EXIT_ERROR
-    status = _lint_files(args, paths, files, config_for)
+
+    def remember(run, caches) -> None:
+        if manifest is None or not run.complete:
+            return
+        snapshot = run_manifest.snapshot_of_run(started, paths, run.context, files, config_for, caches, args.config)
+        run_manifest.save(*manifest, snapshot, {
+            "files": files, "excluded": excluded, "missing": missing, "excluded_under": excluded_under,
+            "left_out": left_out, "config_warnings": config_warnings, "withheld": run.withheld,
+            "context_files": run.context_files, "warnings": [list(w) for w in run.warnings],
+            "findings": run_manifest.encode_findings(run.findings)})
+
+    status = _lint_files(args, paths, files, config_for, answer=answer, remember=remember)
     return EXIT_ERROR if missing and not args.exit_zero else status
+
+
+# the command line's settings that change what a run finds (the others change how it is shown)
+_MANIFEST_SETTINGS = ("paths", "config", "exclude", "extend_exclude", "select", "extend_select", "ignore",
+                      "force_exclude", "respect_gitignore", "graph_mode", "syntax_level", "target_version")
+
+
+def _manifest_place(args, paths: List[str], config_for):
+    """(directory, key) of this run's manifest (mslint.run.manifest), or None when the run keeps none."""
+    if args.no_cache or _wants_fixes(args):
+        return None
+    settings = [[name, getattr(args, name)] for name in _MANIFEST_SETTINGS]
+    return cache_directory(config_for(paths[0]).root), run_manifest.run_key(settings + [["paths", paths]])
 
 
 def _warn_unmatched_globs(given: str, config: config_module.Config, files: List[str], left_out: List[str]) -> None:
@@ -308,9 +344,12 @@ def _fix_stdin(args, path: str, text: str, config_for) -> int:
     return output.write(lambda out: out.write(fixed), sys.stdout, status)
 
 
-def _lint_files(args, paths: List[str], files: List[str], config_for, texts=None) -> int:
+def _lint_files(args, paths: List[str], files: List[str], config_for, texts=None, answer=None,
+                remember=None) -> int:
     """Lint (or fix, or adopt) the files found; the exit status.  `texts`: absolute path -> the
-    text to lint instead of the file's (standard input)."""
+    text to lint instead of the file's (standard input).  `answer`: a run manifest's answer for
+    these files (mslint.run.manifest), which then need no run; `remember(run, caches)` is told a
+    new run's report."""
     caches = None if args.no_cache else caches_by_configuration()
     report_to = output.open_output(args.output_file)
     people = args.output_format in PEOPLE_FORMATS and not args.statistics
@@ -321,10 +360,16 @@ def _lint_files(args, paths: List[str], files: List[str], config_for, texts=None
     jobs = args.jobs if args.jobs is not None else (config_for(paths[0]).jobs or 0)
     if _wants_fixes(args):
         return _run_fixes(args, files, config_for, caches, jobs, report_to)
-    try:
-        run = lint_run(files, config_for, jobs=jobs, cache=caches, progress=progress, overrides=texts)
-    finally:
+    if answer is not None:
         progress.finish()
+        run = RunReport(answer.findings, answer.withheld, len(files), answer.context_files, answer.warnings)
+    else:
+        try:
+            run = lint_run(files, config_for, jobs=jobs, cache=caches, progress=progress, overrides=texts)
+        finally:
+            progress.finish()
+        if remember is not None:
+            remember(run, caches)
     for path, line, warning in run.warnings:
         print(f"mslint: warning: {_display_path(path)}:{line}: {warning}", file=sys.stderr)
     findings = sorted((_display(f) for f in run.findings), key=Finding.sort_key)

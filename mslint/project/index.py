@@ -129,6 +129,8 @@ class Project:
         self._attribute_writes: Dict[str, bool] = {}
         self._listings: Dict[str, List[str]] = {}
         self._identifier_files: Optional[Dict[bytes, List[str]]] = None
+        self._scan: Optional[Tuple[Set[bytes], List[bytes]]] = None  # see _scanned
+        self._converting_digest: Optional[str] = None
 
     # -- files -------------------------------------------------------------------------------
     def files(self) -> List[str]:
@@ -148,27 +150,33 @@ class Project:
     def text(self, path: str) -> Optional[bytes]:
         """A file's bytes (None when it is not a readable regular file: a FIFO must not hang us)."""
         if path not in self._texts:
-            try:
-                descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
-                with open(descriptor, "rb") as handle:
-                    regular = stat.S_ISREG(os.fstat(descriptor).st_mode)
-                    self._texts[path] = handle.read() if regular else None
-            except OSError:
-                self._texts[path] = None
+            self._texts[path] = _read_regular(path)
         return self._texts[path]
+
+    def _peek(self, path: str) -> Optional[bytes]:
+        """A file's bytes, read and not kept when they are not kept already: the program facts
+        read every file once (and keep what they found in the cache directory)."""
+        return self._texts[path] if path in self._texts else _read_regular(path)
 
     def use_text(self, path: str, data: bytes) -> None:
         """Read `path` as `data`, not from its file (an editor's unsaved buffer: mslint server)."""
         self._texts[os.path.abspath(path)] = data
+        self._scan = None  # the project-wide searches read it again
+        self._identifier_files = None
+        self._listings.clear()
         self._store().bypass(os.path.abspath(path))  # its stored facts are the file's, not this text's
 
     def writes_attribute(self, name: str) -> bool:
         """Whether some file of the project writes `X.name = ...` (also augmented) or
         `setattr(..., "name", ...)`: a module constant `name` may then change.  A running
         analysis records the question and its answer (the result cache asks it again)."""
-        return self._searched(name, rb"[\w)\]][ \t]*\.[ \t]*" + re.escape(name.encode())
-                              + rb"[ \t]*(?:=(?!=)|[-+*/%&|^@]=|//=|\*\*=)"
-                              rb"|setattr\s*\([^)]*[\"']" + re.escape(name.encode()) + rb"[\"']")
+        if not (name.isascii() and name.isidentifier()):
+            return self._searched(name, rb"[\w)\]][ \t]*\.[ \t]*" + re.escape(name.encode())
+                                  + rb"[ \t]*(?:=(?!=)|[-+*/%&|^@]=|//=|\*\*=)"
+                                  rb"|setattr\s*\([^)]*[\"']" + re.escape(name.encode()) + rb"[\"']")
+        written, calls = self._scanned()
+        return self._searched(name, rb"setattr\s*\([^)]*[\"']" + re.escape(name.encode()) + rb"[\"']",
+                              texts=calls, found=name.encode() in written)
 
     def sets_flag(self, name: str) -> bool:
         """Whether some file of the project changes attribute `name` from outside its class
@@ -176,7 +184,7 @@ class Project:
         `setattr(..., "name", ...)` (incremental inference's `is_first_iteration`)."""
         return self._searched("flag:" + name, rb"add_flags(?:_recursive)?\s*\([^)]*\b" + re.escape(name.encode())
                               + rb"\s*=|setattr\s*\([^)]*[\"']" + re.escape(name.encode()) + rb"[\"']",
-                              needles=(b"add_flags", b"setattr"))
+                              texts=self._scanned()[1])
 
     def mentioning(self, name: str, module: str) -> List[str]:
         """The project files that may use the class `name` of `module`: the module itself and the
@@ -221,19 +229,39 @@ class Project:
         if self._identifier_files is None:
             self._identifier_files = {}
             for file in self.files():
-                for word in set(_IDENTIFIER.findall(self.text(file) or b"")):
+                for word in set(_IDENTIFIER.findall(self._peek(file) or b"")):  # not kept: see _scanned
                     self._identifier_files.setdefault(word, []).append(file)
         return self._identifier_files.get(name, [])
 
-    def _searched(self, key: str, pattern: bytes, needles: Tuple[bytes, ...] = ()) -> bool:
+    def _scanned(self) -> Tuple[Set[bytes], List[bytes]]:
+        """One pass over the project's files for the two searches above: the attribute names
+        written as `X.name = ...`, and the text of every add_flags / add_flags_recursive /
+        setattr call up to its first ')' (where a match of their patterns must lie).  A file
+        not read yet is read and not kept (a worker process has no other use for it)."""
+        if self._scan is None:
+            written: Set[bytes] = set()
+            calls: List[bytes] = []
+            for file in self.files():
+                text = self._peek(file)
+                if not text:
+                    continue
+                written.update(_ATTRIBUTE_WRITE.findall(text))
+                if b"add_flags" in text or b"setattr" in text:
+                    calls.extend(_FLAG_CALL.findall(text))
+            self._scan = (written, calls)
+        return self._scan
+
+    def _searched(self, key: str, pattern: bytes, texts: Optional[Iterable[bytes]] = None,
+                  found: bool = False) -> bool:
         """Whether some project file matches `pattern` (memoised under `key`); a running
         analysis records the question and its answer (the result cache asks it again).
-        `needles`: a file holds a match only if it holds one of them (a cheap filter first)."""
+        `texts`: the parts of the files that may hold a match, when known; `found`: a match
+        is already known."""
         if key not in self._attribute_writes:
             compiled = re.compile(pattern)
-            texts = (self.text(file) or b"" for file in self.files())
-            self._attribute_writes[key] = any(compiled.search(text) for text in texts
-                                              if not needles or any(needle in text for needle in needles))
+            if texts is None:
+                texts = (self.text(file) or b"" for file in self.files())
+            self._attribute_writes[key] = found or any(compiled.search(text) for text in texts)
         found = self._attribute_writes[key]
         if module_files.HOOKS.log is not None:
             module_files.HOOKS.log.searches[(self.root, key)] = found
@@ -269,7 +297,7 @@ class Project:
 
     def facts(self, path: str) -> program_facts.FileFacts:
         """What the file says about programs: imports, a __main__ block, set_context modes."""
-        return self._store().facts(path, self.text)
+        return self._store().facts(path, self._peek)
 
     def _store(self) -> program_facts.FactStore:
         if self._facts_store is None:
@@ -359,16 +387,29 @@ class Project:
                     self._converting[path] = names
         return self._converting
 
+    def converting_digest(self) -> str:
+        """A digest of converting_modules() (computed once: every analysis identity holds it)."""
+        if self._converting_digest is None:
+            digest = hashlib.sha256()
+            for converting, names in sorted(self.converting_modules().items()):
+                digest.update(converting.encode() + b"\0" + " ".join(sorted(names)).encode() + b"\0")
+            self._converting_digest = digest.hexdigest()[:16]
+        return self._converting_digest
+
     # -- programs ----------------------------------------------------------------------------
     def programs(self) -> programs_module.ProgramModel:
         """The project's programs, their modes, and which modules each reaches (built once)."""
         if self._programs is None:
-            self._programs = programs_module.build_model(self.root, self.files(), self._store(), self.text,
+            self._programs = programs_module.build_model(self.root, self.files(), self._store(), self._peek,
                                                          lambda path, facts: self.imports_of(path))
         return self._programs
 
 
 _IDENTIFIER = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+# an add_flags / add_flags_recursive / setattr call up to its first ')': where sets_flag looks
+_FLAG_CALL = re.compile(rb"(?:add_flags(?:_recursive)?|setattr)\s*\([^)]*")
+# `X.name = ...` (also augmented): the name written (writes_attribute)
+_ATTRIBUTE_WRITE = re.compile(rb"[\w)\]][ \t]*\.[ \t]*(\w+)[ \t]*(?:=(?!=)|[-+*/%&|^@]=|//=|\*\*=)")
 
 
 converts_tensors = program_facts.converts_tensors
@@ -410,6 +451,16 @@ def _module_path(stem: str) -> List[str]:
     return [init] if os.path.isfile(init) else []
 
 
+def _read_regular(path: str) -> Optional[bytes]:
+    """A file's bytes; None when it is not a readable regular file (a FIFO must not hang us)."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+        with open(descriptor, "rb") as handle:
+            return handle.read() if stat.S_ISREG(os.fstat(descriptor).st_mode) else None
+    except OSError:
+        return None
+
+
 def identifiers(source: bytes) -> FrozenSet[str]:
     """The identifier-shaped words of source text."""
     return frozenset(name.decode() for name in _IDENTIFIER.findall(source))
@@ -437,19 +488,19 @@ def program_note(path: str) -> Optional[str]:
     return project_for(path).programs().mixed_note(path)
 
 
-def analysis_identity(path: str, module_name: str) -> str:
+def analysis_identity(path: str, module_name: str, text: Optional[bytes] = None) -> str:
     """What a cached analysis of a file must match besides its content: its module name, the
     program's mode (it decides which constructs are roots), and, for a module that may define a
     construct, which modules convert tensors and the names they mention (one of them may now
     name one of its cells and pass it host values: mslint.analysis.parent_cells; what the
-    analysis read of the modules that did name them is recorded as it reads them)."""
+    analysis read of the modules that did name them is recorded as it reads them).  `text`: the
+    file's bytes, when the caller has them (else they are read, and kept by the project)."""
     model = project_for(path)
     identity = module_name + model.programs().identity(path)
-    if b"construct" in (model.text(os.path.abspath(path)) or b""):
-        digest = hashlib.sha256()
-        for converting, names in sorted(model.converting_modules().items()):
-            digest.update(converting.encode() + b"\0" + " ".join(sorted(names)).encode() + b"\0")
-        identity += "|converting:" + digest.hexdigest()[:16]
+    if text is None:
+        text = model.text(os.path.abspath(path)) or b""
+    if b"construct" in text:
+        identity += "|converting:" + model.converting_digest()
     return identity
 
 
@@ -458,6 +509,11 @@ def project_at(root: str) -> Project:
     if root not in _PROJECTS:
         _PROJECTS[root] = Project(root)
     return _PROJECTS[root]
+
+
+def known_roots() -> List[str]:
+    """The roots of the projects this run has looked at (sorted)."""
+    return sorted(_PROJECTS)
 
 
 def forget_projects() -> None:

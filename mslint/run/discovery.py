@@ -61,11 +61,14 @@ def discover(paths: Sequence[str], config, respect_gitignore: bool = True,
                 if left_out_paths is not None:
                     left_out_paths.extend(os.path.join(directory, d) for d in kept if d not in searched)
             subdirectories[:] = searched
+            folder_config = None  # a file's configuration is its folder's (found once per folder)
             for name in files:
-                full = os.path.normpath(os.path.join(directory, name))
                 if not name.endswith(".py"):
                     continue
-                if _left_out(full, False, config_for, gitignore):
+                full = os.path.normpath(os.path.join(directory, name))
+                if folder_config is None:
+                    folder_config = config_for(directory)
+                if _left_out(full, False, lambda _path, _config=folder_config: _config, gitignore):
                     left_out = True
                     if left_out_paths is not None:
                         left_out_paths.append(full)

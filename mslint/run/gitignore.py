@@ -49,12 +49,43 @@ def parse(text: str) -> List[Pattern]:
     return patterns
 
 
+class _Level:
+    """One directory's patterns, with one regex for "does any of them match?" per kind of
+    entry: most entries match none, and one search is much cheaper than one per pattern."""
+
+    __slots__ = ("prefix", "patterns", "any_file", "any_directory")
+
+    def __init__(self, directory: str, patterns: List[Pattern]):
+        self.prefix = len(directory.rstrip(os.sep)) + 1  # the path relative to it starts there
+        self.patterns = patterns
+        for_files = [p for p in patterns if not p[2]]
+        self.any_file = _any_of(for_files)
+        self.any_directory = self.any_file if len(for_files) == len(patterns) else _any_of(patterns)
+
+    def verdict(self, relative: str, is_directory: bool) -> Optional[bool]:
+        """The last matching pattern's say (True ignored, False re-included), None if none matches."""
+        quick = self.any_directory if is_directory else self.any_file
+        if quick is None or not quick.match(relative):
+            return None
+        for regex, negated, directory_only in reversed(self.patterns):
+            if (is_directory or not directory_only) and regex.match(relative):
+                return not negated
+        return None
+
+
+def _any_of(patterns: List[Pattern]) -> Optional["re.Pattern"]:
+    if not patterns:
+        return None
+    return re.compile("|".join(f"(?:{regex.pattern})" for regex, _, _ in patterns), re.DOTALL)
+
+
 class Gitignore:
     """Answers "is this path ignored?" for paths under `top`, reading each ignore file once."""
 
     def __init__(self, top: str):
         self.top = os.path.abspath(top)
         self._patterns: Dict[str, List[Pattern]] = {}
+        self._levels: Dict[str, Tuple[_Level, ...]] = {}  # directory -> its and its parents' patterns, deepest first
 
     @classmethod
     def for_path(cls, path: str) -> "Gitignore":
@@ -80,25 +111,29 @@ class Gitignore:
             self._patterns[directory] = found
         return self._patterns[directory]
 
+    def _chain(self, directory: str) -> Tuple[_Level, ...]:
+        """The directories from `directory` up to `top` that have patterns, deepest first."""
+        levels = self._levels.get(directory)
+        if levels is None:
+            parent = os.path.dirname(directory)
+            above = () if directory == self.top or parent == directory else self._chain(parent)
+            own = self._load(directory)
+            levels = ((_Level(directory, own),) if own else ()) + above
+            self._levels[directory] = levels
+        return levels
+
     def _matches(self, absolute: str, is_directory: bool) -> Optional[bool]:
         """What the ignore files say about this one path (not its parents): True ignored,
-        False re-included, None nothing."""
-        verdict = None
-        directory = os.path.dirname(absolute)
-        chain = []
-        while True:
-            chain.append(directory)
-            if directory == self.top or os.path.dirname(directory) == directory:
-                break
-            directory = os.path.dirname(directory)
-        for directory in reversed(chain):  # shallow to deep: deeper files decide last
-            relative = os.path.relpath(absolute, directory).replace(os.sep, "/")
-            for regex, negated, directory_only in self._load(directory):
-                if directory_only and not is_directory:
-                    continue
-                if regex.match(relative):
-                    verdict = not negated
-        return verdict
+        False re-included, None nothing.  The last matching pattern decides, and deeper files
+        come after shallower ones: so the deepest file with a match decides."""
+        for level in self._chain(os.path.dirname(absolute)):
+            relative = absolute[level.prefix:]
+            if os.sep != "/":
+                relative = relative.replace(os.sep, "/")
+            verdict = level.verdict(relative, is_directory)
+            if verdict is not None:
+                return verdict
+        return None
 
     def is_ignored(self, path: str, is_directory: Optional[bool] = None) -> bool:
         """Whether the path, or a directory holding it below `top`, is ignored."""
