@@ -17,7 +17,7 @@ from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 
 from astroid import nodes
 
-from mslint.analysis import cell_uses, lattice, parent_cells, stored_callables
+from mslint.analysis import caller_values, cell_uses, lattice, parent_cells, stored_callables
 from mslint.analysis.interpreter import Interpreter
 from mslint.project import mindspore_names as msn
 from mslint.project.classes import ClassIndex, call_arguments, is_static_method, keyword_value
@@ -254,7 +254,8 @@ class GraphScope:
         self._bound: Dict[tuple, Optional[bool]] = {}
         self._bodies: Dict[tuple, FunctionBody] = {}
         self._through: Dict[tuple, str] = {}  # (call, target, self class) -> the stored value it calls
-        self.cell_uses = cell_uses.CellUses(resolver, classes)
+        self.call_sites = caller_values.Callers(resolver, classes.jit_decorators)
+        self.cell_uses = cell_uses.CellUses(resolver, classes, self.call_sites)
         self._parent_runs: Dict[tuple, lattice.FunctionValues] = {}  # (parent method, parent class) -> its values
         if build:
             self._build()
