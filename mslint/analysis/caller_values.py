@@ -70,25 +70,30 @@ class Callers:
         return found.calls if found is not None and not found.passed_around else None
 
     def _find(self, definition) -> Optional[CallSites]:
-        module = definition.root()
-        path = module.file
-        if path and os.path.isfile(path):
-            paths = project.project_for(os.path.abspath(path)).mentioning(definition.name, os.path.abspath(path))
-            if len(paths) > MAX_MODULES:
-                return None
-        else:
-            paths = [None]  # a module that is no project file (an editor buffer, a test): itself only
+        modules = self._modules_naming(definition.name, definition.root())
+        if modules is None:
+            return None
         found = CallSites()
-        for module_path in paths:
-            where = module if module_path is None else self.resolver.module_at(module_path)
-            if where is None:
-                return None
+        for where in modules:
             for node in mentions(where, definition.name):
                 if not harmless_mention(node):
-                    self._classify(node, definition, found, os.path.abspath(module_path or ""))
+                    self._classify(node, definition, found)
         return found
 
-    def _classify(self, node, definition, found: CallSites, module_path: str) -> None:
+    def _modules_naming(self, name: str, module: nodes.Module) -> Optional[List[nodes.Module]]:
+        """The modules that may name `name` of `module`: itself and its importers that spell it
+        (`Net(...)`, `models.Net(...)`); None past MAX_MODULES or when one cannot be read."""
+        path = module.file
+        if not path or not os.path.isfile(path):
+            return [module]  # a module that is no project file (an editor buffer, a test): itself only
+        model, path = project.project_for(os.path.abspath(path)), os.path.abspath(path)
+        paths = sorted(set(model.mentioning(name, path)) | set(model.attribute_callers(name, path)))
+        if len(paths) > MAX_MODULES:
+            return None
+        modules = [self.resolver.module_at(found) for found in paths]
+        return None if any(m is None for m in modules) else modules
+
+    def _classify(self, node, definition, found: CallSites) -> None:
         call = node.parent if isinstance(node.parent, nodes.Call) and node.parent.func is node else None
         target = self.resolver.resolve_callable(node)
         if call is not None and target is definition:
@@ -98,7 +103,7 @@ class Callers:
         elif target is definition and self._jit_wrapped(node, found):
             return
         else:
-            found.named_in.add(module_path)  # passed around, or a name not followed
+            found.named_in.add(os.path.abspath(node.root().file or ""))  # passed around, or a name not followed
 
     def _jit_wrapped(self, node, found: CallSites) -> bool:
         """`g = ms.jit(f)` (its calls of `g` are calls of `f`, added) or `ms.jit(f)(...)`."""
@@ -114,17 +119,30 @@ class Callers:
                 and isinstance(assign.targets[0], nodes.AssignName)):
             return False
         binding = assign.targets[0]
-        for use in mentions(wrap.root(), binding.name):
-            try:
-                _, bindings = use.lookup(binding.name) if isinstance(use, nodes.Name) else (None, ())
-            except Exception:  # noqa: BLE001 - astroid lookup failure: not known to be the wrapper
-                bindings = ()
-            if list(bindings) != [binding]:
-                continue
-            if not (isinstance(use.parent, nodes.Call) and use.parent.func is use):
-                return False  # the wrapper itself is passed around
-            found.calls.append(use.parent)
+        module = wrap.root()
+        exported = f"{module.name}.{binding.name}" if isinstance(assign.parent, nodes.Module) else None
+        modules = self._modules_naming(binding.name, module) if exported else [module]
+        if modules is None:
+            return False
+        for where in modules:
+            for use in mentions(where, binding.name):
+                if harmless_mention(use) or not _is_binding(use, binding, exported, self.resolver):
+                    continue
+                if not (isinstance(use.parent, nodes.Call) and use.parent.func is use):
+                    return False  # the wrapper itself is passed around
+                found.calls.append(use.parent)
         return True
+
+
+def _is_binding(use, binding: nodes.AssignName, exported: Optional[str], resolver: Resolver) -> bool:
+    """Whether `use` reads `binding` (in its module) or, for a module-level one, its import."""
+    if use.root() is not binding.root():
+        return exported is not None and resolver.qualname(use) == exported
+    try:
+        _, bindings = use.lookup(binding.name) if isinstance(use, nodes.Name) else (None, ())
+    except Exception:  # noqa: BLE001 - astroid lookup failure: not known to be the wrapper
+        return False
+    return list(bindings) == [binding]
 
 
 def parameter_literals(name: nodes.NodeNG, callers: Callers, resolver: Resolver,
