@@ -38,6 +38,7 @@ import pytest
 
 from mslint import rule_pages
 from setup_networks import NETWORKS
+from test_caller_values import ACCESS
 
 REPO = Path(__file__).resolve().parent.parent
 RUNNER = Path(__file__).resolve().parent / "mindspore_claims_runner.py"
@@ -390,25 +391,7 @@ class Export(nn.Cell):
         return self.fc(x)
 '''
 
-JIT_LITERAL_INPUTS = '''
-from dataclasses import dataclass
-
-from mindspore import jit
-
-
-@dataclass
-class Access:
-    x: int
-    y: int
-
-    def largest(self):
-        return self.x if self.x > self.y else self.y
-
-
-@jit(fullgraph=True)
-def pick(x, y):
-    return Access(x, y).largest()
-'''
+JIT_LITERAL_INPUTS = ACCESS  # (tests/test_caller_values.py: the lint side)
 
 EIGHT = "ms.Tensor(np.ones(8, np.float32))"
 FIVE = "ms.Tensor(np.ones(5, np.float32))"
