@@ -46,8 +46,6 @@ class Holding:
 class Uses:
     holdings: List[Holding]
     other_modules: Set[str]  # modules that use the class some other way (build it, pass it, call net.<attribute>)
-    constructions: List[nodes.Call] = field(default_factory=list)  # every `Cell(...)` found
-    passed_around: bool = False  # the class is also named without being called (a registry, an argument)
     outside: Optional[Set[str]] = None  # modules calling a holding's attribute from outside the parent (lazily)
 
     @property
@@ -110,7 +108,7 @@ class CellUses:
                 holdings.append(holding)
         if not holdings and not other:
             return None
-        return Uses(holdings, other, list(sites.calls), sites.passed_around)
+        return Uses(holdings, other)
 
     def held_only(self, uses: Uses) -> bool:
         """Every use is a parent that holds the cell and calls it only as `self.<attribute>(...)`."""
