@@ -247,53 +247,37 @@ def _padding_every_caller_sets(ctx: ModuleContext, call: nodes.Call, name: str):
 
 
 def _callers_literal(ctx: ModuleContext, padding) -> Optional[Literal]:
-    """The non-zero number every call of the enclosing function in this module passes for the parameter
-    `padding` names (none when a call leaves it out, passes something else, or there is no call)."""
-    if not isinstance(padding, nodes.Name):
+    """The non-zero number every call of the enclosing function passes for the parameter `padding`
+    names (mslint.analysis.caller_values; none when a call leaves it out, passes something else, or
+    there is no call).  Methods and constructors are left out."""
+    found = caller_values.parameter_of(padding)
+    if found is None or isinstance(found[0].parent, nodes.ClassDef):
         return None
-    function = padding.scope()
-    if not isinstance(function, nodes.FunctionDef) or isinstance(function.parent, nodes.ClassDef):
+    passed = caller_values.passed_literals(found[0], found[1], ctx.scope.call_sites, ctx.resolver,
+                                           defaults=False, uncalled_default=False)
+    numbers = {literal.number for literal in passed or ()}
+    if len(numbers) != 1 or None in numbers or 0 in numbers:
         return None
-    try:
-        _, bindings = padding.lookup(padding.name)
-    except Exception:  # astroid lookup failure: not known to be the parameter
-        return None
-    if len(bindings) != 1 or not isinstance(bindings[0].parent, nodes.Arguments):
-        return None
-    positional = [a.name for a in function.args.args or ()]
-    if padding.name not in positional or function.args.vararg or function.args.kwarg:
-        return None
-    index = positional.index(padding.name)
-    values = set()
-    for call in ctx.module_nodes(nodes.Call):
-        if not (isinstance(call.func, nodes.Name) and call.func.name == function.name) or \
-                ctx.resolver.resolve_callable(call.func) is not function:
-            continue
-        if _opaque(call):
-            return None
-        value = number(keyword_value(call, padding.name, index))
-        if value is None or value == 0:
-            return None
-        values.add(value)
-    if len(values) != 1:
-        return None
-    value = values.pop()
-    return Literal(value, f"every call of {function.name}() in this module passes {padding.name}={value}")
+    value = numbers.pop()
+    calls = ctx.scope.call_sites.calls_of(found[0]) or []
+    where = "in this module" if all(call.root() is padding.root() for call in calls) else "in the project"
+    return Literal(value, f"every call of {found[0].name}() {where} passes {padding.name}={value}")
 
 
-def _zero_for_every_construction(ctx: ModuleContext, padding) -> bool:
-    """`padding=ksize // 2` in a Cell's __init__ where every construction of the cell passes ksize=1
-    (mslint.analysis.cell_uses): the padding is 0 wherever the layer is built."""
-    names = [n for n in padding.nodes_of_class(nodes.Name)] if isinstance(padding, (nodes.Name, nodes.BinOp)) else []
-    init = padding.scope()
-    if len({n.name for n in names}) != 1 or not isinstance(init, nodes.FunctionDef) or init.name != "__init__" \
-            or not isinstance(init.parent, nodes.ClassDef) or names[0].name not in init.argnames():
+def _zero_for_every_caller(ctx: ModuleContext, padding) -> bool:
+    """`padding=ksize // 2` (or `padding=padding`) where `ksize` is a parameter that every call of the
+    function, or every construction of the cell, passes as 1 (mslint.analysis.caller_values; the
+    default counts where a call leaves it out, and alone where nothing calls it): the padding is 0
+    wherever the layer is built."""
+    names = list(padding.nodes_of_class(nodes.Name)) if isinstance(padding, (nodes.Name, nodes.BinOp)) else []
+    if len({n.name for n in names}) != 1:
         return False
-    if any(n.name == names[0].name and not isinstance(n.parent, nodes.Arguments)
-           for n in init.nodes_of_class(nodes.AssignName)):
-        return False  # rebound before the layer is built
-    numbers = ctx.scope.cell_uses.passed_numbers(init.parent, names[0].name)
-    return bool(numbers) and all(_folded(padding, names[0].name, n) == 0 for n in numbers)
+    found = caller_values.parameter_of(names[0])
+    if found is None:
+        return False
+    passed = caller_values.passed_literals(found[0], found[1], ctx.scope.call_sites, ctx.resolver)
+    numbers = [literal.number for literal in passed or ()]
+    return bool(numbers) and None not in numbers and all(_folded(padding, names[0].name, n) == 0 for n in numbers)
 
 
 def _folded(node, name: str, value):
@@ -349,7 +333,7 @@ def check_conv_padding(ctx: ModuleContext) -> Iterator[Finding]:
             )
             continue
         problem = _conv_padding_problem(call, name, ctx.resolver) or _padding_every_caller_sets(ctx, call, name)
-        if problem is None or _zero_for_every_construction(ctx, problem[0]):
+        if problem is None or _zero_for_every_caller(ctx, problem[0]):
             continue
         padding, pad_mode = problem
         mode = pad_mode.value if pad_mode is not None else "same"
@@ -461,7 +445,7 @@ def _drop_rate(ctx: ModuleContext, value) -> Optional[bool]:
 
 
 def _rate_numbers(ctx: ModuleContext, value) -> Optional[List[float]]:
-    passed = caller_values.parameter_literals(value, ctx.module_nodes(nodes.Call), ctx.resolver)
+    passed = caller_values.parameter_literals(value, ctx.scope.call_sites, ctx.resolver)
     found = passed if passed is not None else [literal_of(value, ctx.resolver)]
     numbers = [literal.number for literal in found if literal is not None]
     return numbers if len(numbers) == len(found) and all(n is not None for n in numbers) else None
@@ -585,7 +569,7 @@ def _frozen_statistics(ctx: ModuleContext, call: nodes.Call) -> bool:
     the module passes False, or whose default is False when nothing calls it): the layer
     normalises with its moving statistics and never updates them (checked on 2.10)."""
     argument = _argument(call, "use_batch_statistics", _BN_USE_BATCH_STATISTICS_POSITION)
-    passed = caller_values.parameter_literals(argument, ctx.module_nodes(nodes.Call), ctx.resolver)
+    passed = caller_values.parameter_literals(argument, ctx.scope.call_sites, ctx.resolver)
     if passed is not None:
         return all(flag.value is False for flag in passed)
     flag = literal_of(argument, ctx.resolver)

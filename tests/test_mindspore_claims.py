@@ -38,6 +38,7 @@ import pytest
 
 from mslint import rule_pages
 from setup_networks import NETWORKS
+from test_caller_values import ACCESS
 
 REPO = Path(__file__).resolve().parent.parent
 RUNNER = Path(__file__).resolve().parent / "mindspore_claims_runner.py"
@@ -390,6 +391,8 @@ class Export(nn.Cell):
         return self.fc(x)
 '''
 
+JIT_LITERAL_INPUTS = ACCESS  # (tests/test_caller_values.py: the lint side)
+
 EIGHT = "ms.Tensor(np.ones(8, np.float32))"
 FIVE = "ms.Tensor(np.ones(5, np.float32))"
 
@@ -411,6 +414,11 @@ VALUE_KIND_CLAIMS = [
      "error: Cannot interpret 'mindspore.float32' as a data type"),
     ("numpy-with-mindspore-dtype-lax", NUMPY_WITH_MINDSPORE_DTYPE, "Ar()", FIVE, 1, "lax",
      "error: Cannot interpret 'mindspore.float32' as a data type"),
+    # a @jit function's inputs passed as Python ints are constants: STRICT builds a dataclass from
+    # them (MS201 leaves such a function alone when every call passes literals); from tensors it fails
+    ("jit-literal-inputs-strict", JIT_LITERAL_INPUTS, "pick", "1, 2", 1, "strict", {"holds": "out == 2"}),
+    ("jit-tensor-inputs-strict", JIT_LITERAL_INPUTS, "pick", "ms.Tensor(1), ms.Tensor(2)", 1, "strict",
+     "error: the inputs should be constant, but found variable"),
 ]
 
 
@@ -732,12 +740,6 @@ def _message_jobs():
     return [{"id": f"message-{claim_id}", "source": textwrap.dedent(source).lstrip(), "mode": mode,
              "drive": {"cell": cell, "args": args, "calls": calls} if cell else {}, "outcome": outcome}
             for claim_id, source, cell, args, calls, mode, outcome in MESSAGE_CLAIMS]
-
-
-def _precision_jobs():
-    return [{"id": f"precision-{claim_id}", "source": textwrap.dedent(source).lstrip(), "mode": mode,
-             "drive": {"cell": cell, "args": args, "calls": calls}, "outcome": outcome}
-            for claim_id, source, cell, args, calls, mode, outcome in PRECISION_CLAIMS]
 
 
 JOBS = _jobs() + _fixed_jobs() + _precision_jobs() + _setup_jobs() + _message_jobs()

@@ -18,17 +18,17 @@ built from strings), nothing is known and callers keep the module's programs.
 from __future__ import annotations
 
 import os
-import weakref
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 from astroid import nodes
 
+from mslint.analysis.caller_values import MAX_MODULES, Callers
+from mslint.analysis.mentions import mentions
 from mslint.project import index as project
 from mslint.project.classes import ClassIndex
 from mslint.project.resolve import Resolver
 
-MAX_MODULES = 40  # modules naming one class that are read; past that, the uses are not followed
 MAX_DEPTH = 6  # parents followed up from a cell
 
 
@@ -46,8 +46,6 @@ class Holding:
 class Uses:
     holdings: List[Holding]
     other_modules: Set[str]  # modules that use the class some other way (build it, pass it, call net.<attribute>)
-    constructions: List[nodes.Call] = field(default_factory=list)  # every `Cell(...)` found
-    passed_around: bool = False  # the class is also named without being called (a registry, an argument)
     outside: Optional[Set[str]] = None  # modules calling a holding's attribute from outside the parent (lazily)
 
     @property
@@ -58,9 +56,10 @@ class Uses:
 class CellUses:
     """The uses of Cell classes, seen from one analysis (memoised per class)."""
 
-    def __init__(self, resolver: Resolver, classes: ClassIndex):
+    def __init__(self, resolver: Resolver, classes: ClassIndex, callers: Callers):
         self.resolver = resolver
         self.classes = classes
+        self.callers = callers  # (mslint.analysis.caller_values: the search for a class's constructions)
         self._uses: Dict[nodes.ClassDef, Optional[Uses]] = {}
 
     def uses(self, cell: nodes.ClassDef) -> Optional[Uses]:
@@ -96,36 +95,20 @@ class CellUses:
         path = cell.root().file
         if not path or not os.path.isfile(path):
             return None
-        model = project.project_for(os.path.abspath(path))
-        modules = model.mentioning(cell.name, os.path.abspath(path))
-        if len(modules) > MAX_MODULES:
+        sites = self.callers.sites(cell)
+        if sites is None:
             return None
         holdings: List[Holding] = []
-        other: Set[str] = set()
-        constructions: List[nodes.Call] = []
-        passed_around = False
-        for module_path in modules:
-            module = self.resolver.module_at(module_path)
-            if module is None:
-                return None
-            for node in _mentions(module, cell.name):
-                if _harmless_mention(node):
-                    continue
-                call = node.parent if isinstance(node.parent, nodes.Call) and node.parent.func is node else None
-                if call is None or self.resolver.resolve_callable(node) is not cell:
-                    if call is None or self.resolver.resolve_callable(node) is None:
-                        other.add(os.path.abspath(module_path))  # passed around, or a name not followed
-                        passed_around = True
-                    continue
-                constructions.append(call)
-                holding = self._holding(call)
-                if holding is None:
-                    other.add(os.path.abspath(module_path))
-                else:
-                    holdings.append(holding)
+        other: Set[str] = set(sites.named_in)
+        for call in sites.calls:
+            holding = self._holding(call)
+            if holding is None:
+                other.add(os.path.abspath(call.root().file or ""))
+            else:
+                holdings.append(holding)
         if not holdings and not other:
             return None
-        return Uses(holdings, other, constructions, passed_around)
+        return Uses(holdings, other)
 
     def held_only(self, uses: Uses) -> bool:
         """Every use is a parent that holds the cell and calls it only as `self.<attribute>(...)`."""
@@ -139,34 +122,6 @@ class CellUses:
                 model = project.project_for(os.path.abspath(holding.parent.root().file or ""))
                 uses.outside |= self._outside_calls(holding, model)
         return uses.outside
-
-    def passed_numbers(self, cell: nodes.ClassDef, parameter: str) -> Optional[List[object]]:
-        """The number each construction of `cell` passes for its `__init__` parameter `parameter`
-        (its literal default where a call leaves it out): `Block(4, ksize=1)` everywhere gives [1, ...].
-        None unless every construction is found and passes a literal number."""
-        uses = self.uses(cell)
-        init = self.classes.lookup_method(cell, "__init__")
-        if uses is None or uses.passed_around or not uses.constructions or init is None:
-            return None
-        positional = [a.name for a in init.args.args or ()][1:]
-        index = positional.index(parameter) if parameter in positional else None
-        try:
-            default = init.args.default_value(parameter)
-        except Exception:  # astroid: no default
-            default = None
-        numbers = []
-        for call in uses.constructions:
-            if any(isinstance(a, nodes.Starred) for a in call.args) or any(k.arg is None for k in call.keywords or ()):
-                return None
-            given = next((k.value for k in call.keywords or () if k.arg == parameter), None)
-            if given is None and index is not None and index < len(call.args):
-                given = call.args[index]
-            given = given if given is not None else default
-            if not (isinstance(given, nodes.Const) and isinstance(given.value, (int, float))
-                    and not isinstance(given.value, bool)):
-                return None
-            numbers.append(given.value)
-        return numbers
 
     def _holding(self, call: nodes.Call) -> Optional[Holding]:
         """`self.<attribute> = Cell(...)` in a Cell's __init__, with the parent's uses of the attribute."""
@@ -182,7 +137,7 @@ class CellUses:
         if not isinstance(parent, nodes.ClassDef) or not self.classes.is_cell(parent):
             return None
         holding = Holding(parent, target.attrname)
-        for node in _mentions(parent.root(), holding.attribute):
+        for node in mentions(parent.root(), holding.attribute):
             method = node.scope()
             if not isinstance(node, nodes.Attribute) or not (isinstance(node.expr, nodes.Name)
                                                              and node.expr.name == "self"):
@@ -193,7 +148,7 @@ class CellUses:
                 holding.calls.append((node.parent, method))
             else:
                 holding.other_reads = True
-        for node in _mentions(parent.root(), holding.attribute):
+        for node in mentions(parent.root(), holding.attribute):
             method = node.scope()
             if _inside(node, parent) and not (isinstance(method, nodes.FunctionDef) and method.parent is parent):
                 holding.other_reads = True  # in a lambda or nested function of the parent
@@ -212,7 +167,7 @@ class CellUses:
             if module is None:
                 found.add(path)
                 continue
-            for func in _mentions(module, holding.attribute):
+            for func in mentions(module, holding.attribute):
                 call = func.parent
                 if not isinstance(func, nodes.Attribute) or not isinstance(call, nodes.Call) or call.func is not func \
                         or self.resolver.qualname(func) is not None or _inside(call, holding.parent):
@@ -228,34 +183,4 @@ def _inside(node, klass: nodes.ClassDef) -> bool:
         if current is klass:
             return True
         current = current.parent
-    return False
-
-
-def _mentions(module: nodes.Module, name: str) -> List[nodes.NodeNG]:
-    """The Name and Attribute nodes of a module spelled `name` (one walk per module object: every
-    cell of every analysis asks)."""
-    found = _MENTIONS.get(module)
-    if found is None:
-        found = {}
-        for node in module.nodes_of_class((nodes.Name, nodes.Attribute)):
-            found.setdefault(node.name if isinstance(node, nodes.Name) else node.attrname, []).append(node)
-        _MENTIONS[module] = found
-    return found.get(name, [])
-
-
-_MENTIONS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-
-
-def _harmless_mention(node) -> bool:
-    """A mention that builds or calls nothing: an import, a base class, `isinstance(x, Cell)`."""
-    parent = node.parent
-    if isinstance(parent, nodes.ClassDef) and node in parent.bases:
-        return True
-    if isinstance(parent, nodes.Call) and isinstance(parent.func, nodes.Name) and parent.func.name == "super":
-        return True  # super(Loss, self).__init__()
-    if isinstance(parent, nodes.Tuple):
-        parent = parent.parent
-    if isinstance(parent, nodes.Call) and isinstance(parent.func, nodes.Name) \
-            and parent.func.name in ("isinstance", "issubclass") and node is not parent.func:
-        return True
     return False

@@ -102,7 +102,11 @@ def literal(node: nodes.Const) -> Value:
     """A literal's value; bools, numbers and None carry their truth ("truthy"/"falsy"), and a
     bool or number its value (a "=<repr>" tag: `self.top_p = 1` decides `if self.top_p < 1.0:`
     at compile time, as MindSpore does)."""
-    value = node.value
+    return constant(node.value)
+
+
+def constant(value) -> Value:
+    """A Python literal's value (see literal)."""
     if value is None:
         return _NONE_LITERAL
     if isinstance(value, str):

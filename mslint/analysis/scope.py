@@ -17,7 +17,7 @@ from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 
 from astroid import nodes
 
-from mslint.analysis import cell_uses, lattice, parent_cells, stored_callables
+from mslint.analysis import caller_values, cell_uses, lattice, parent_cells, stored_callables
 from mslint.analysis.interpreter import Interpreter
 from mslint.project import mindspore_names as msn
 from mslint.project.classes import ClassIndex, call_arguments, is_static_method, keyword_value
@@ -254,7 +254,8 @@ class GraphScope:
         self._bound: Dict[tuple, Optional[bool]] = {}
         self._bodies: Dict[tuple, FunctionBody] = {}
         self._through: Dict[tuple, str] = {}  # (call, target, self class) -> the stored value it calls
-        self.cell_uses = cell_uses.CellUses(resolver, classes)
+        self.call_sites = caller_values.Callers(resolver, classes.jit_decorators)
+        self.cell_uses = cell_uses.CellUses(resolver, classes, self.call_sites)
         self._parent_runs: Dict[tuple, lattice.FunctionValues] = {}  # (parent method, parent class) -> its values
         if build:
             self._build()
@@ -452,6 +453,8 @@ class GraphScope:
             if root.kind == "construct":
                 params.update(self._host_inputs_from_parents(root))
                 params.update(self._inputs_every_parent_passes(root))
+            elif root.kind == "jit" and root.self_class is None and isinstance(root.node, nodes.FunctionDef):
+                params.update(self._inputs_every_caller_passes(root.node, params))
             self._register(root, params)
             defaulted.add(key)
             queue.append(key)
@@ -497,6 +500,24 @@ class GraphScope:
                 passed.setdefault(name, []).append(value)
         return {name: lattice.join(*values) for name, values in passed.items()
                 if len(values) == len(calls) and all(value.is_const for value in values)}
+
+    def _inputs_every_caller_passes(self, function: nodes.FunctionDef,
+                                    params: Dict[str, lattice.Value]) -> Dict[str, lattice.Value]:
+        """The inputs of a @jit function (or one `ms.jit(f)` wraps) that every call of it in the
+        project passes as a Python literal (mslint.analysis.caller_values; a call that leaves one
+        out passes its default): compile-time constants, as MindSpore compiles them.  With no
+        call found, whoever calls it chooses, and its inputs stay tensors."""
+        if not self.call_sites.calls_of(function):
+            return {}
+        found = {}
+        for name in params:
+            if name in (function.args.vararg, function.args.kwarg):
+                continue
+            passed = caller_values.passed_literals(function, name, self.call_sites, self.resolver,
+                                                   uncalled_default=False)
+            if passed:
+                found[name] = lattice.join(*(lattice.constant(literal.value) for literal in passed))
+        return found
 
     def _mark_compiled_only_when(self) -> None:
         """A function whose every call sits in a branch that a root's default leaves out (or in

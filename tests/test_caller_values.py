@@ -1,0 +1,179 @@
+"""The values every caller passes (mslint.analysis.caller_values), across the modules of a project.
+
+Two false-finding classes of the held-out review (benchmarks/review/heldout2-2026-11-28.md):
+- class 5, MS701: a helper's padding default that no caller leaves in place (`conv3x3(...,
+  padding=0)` everywhere) never reaches the layer;
+- class 2, MS201: the inputs of a @jit function that every call passes as Python literals are
+  compile-time constants, so building a dataclass from them compiles under STRICT (the claim
+  "jit-literal-inputs-strict" in tests/test_mindspore_claims.py).
+"""
+from __future__ import annotations
+
+from test_project_model import mslint, places, write
+
+PYPROJECT = "[project]\nname = 'example'\n"
+
+LAYERS = '''
+    from mindspore import nn
+
+
+    def conv3x3(cin, cout, stride=1, padding=1):
+        return nn.Conv2d(cin, cout, 3, stride, padding=padding)
+'''
+
+NET = '''
+    from mindspore import nn
+    from pkg.layers import conv3x3
+
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.a = conv3x3(3, 8, padding=0)
+            self.b = conv3x3(8, 8, 1, {second})
+
+        def construct(self, x):
+            return self.b(self.a(x))
+'''
+
+
+def _lint_conv(root, net=None, extra=None):
+    files = {"pyproject.toml": PYPROJECT, "pkg/__init__.py": "", "pkg/layers.py": LAYERS}
+    if net is not None:
+        files["pkg/net.py"] = NET.replace("{second}", net)
+    files.update(extra or {})
+    write(root, files)
+    findings, _ = mslint(root, "--no-cache", "--select", "MS701", "pkg")
+    return findings
+
+
+def test_a_padding_default_no_caller_leaves_in_place_is_no_conv_padding_finding(tmp_path):
+    assert _lint_conv(tmp_path, net="0") == []
+
+
+def test_a_padding_default_a_caller_leaves_in_place_is_reported(tmp_path):
+    findings = _lint_conv(tmp_path, net="stride=1")
+    assert places(findings) == {("pkg/layers.py", 5, "MS701")}
+    assert "when the caller leaves it at 1 (the default of the parameter 'padding'" in findings[0]["message"]
+
+
+def test_a_non_zero_padding_a_caller_passes_is_reported_with_it(tmp_path):
+    findings = _lint_conv(tmp_path, net="2")
+    assert places(findings) == {("pkg/layers.py", 5, "MS701")}
+
+
+def test_a_helper_nothing_calls_keeps_its_default_finding(tmp_path):
+    findings = _lint_conv(tmp_path)
+    assert places(findings) == {("pkg/layers.py", 5, "MS701")}
+
+
+def test_a_call_through_the_module_name_counts(tmp_path):
+    train = '''
+        from pkg import layers
+
+        stem = layers.conv3x3(3, 8)
+    '''
+    findings = _lint_conv(tmp_path, net="0", extra={"pkg/train.py": train})
+    assert places(findings) == {("pkg/layers.py", 5, "MS701")}
+
+
+def test_a_helper_passed_around_is_still_reported(tmp_path):
+    registry = '''
+        from pkg.layers import conv3x3
+
+        FACTORIES = {"conv": conv3x3}
+    '''
+    findings = _lint_conv(tmp_path, net="0", extra={"pkg/registry.py": registry})
+    assert places(findings) == {("pkg/layers.py", 5, "MS701")}
+
+
+def test_every_call_passing_one_non_zero_padding_is_named_across_modules(tmp_path):
+    layers = '''
+        from mindspore import nn
+
+
+        def conv_bn(cin, cout, padding):
+            return nn.Conv2d(cin, cout, 3, padding=padding)
+    '''
+    net = '''
+        from pkg.layers import conv_bn
+
+        a = conv_bn(3, 8, padding=1)
+        b = conv_bn(8, 8, 1)
+    '''
+    write(tmp_path, {"pyproject.toml": PYPROJECT, "pkg/__init__.py": "", "pkg/layers.py": layers,
+                     "pkg/net.py": net})
+    findings, _ = mslint(tmp_path, "--no-cache", "--select", "MS701", "pkg")
+    assert places(findings) == {("pkg/layers.py", 5, "MS701")}
+    assert "padding is 1: every call of conv_bn() in the project passes padding=1" in findings[0]["message"]
+
+
+def test_a_cached_result_follows_a_caller_that_starts_leaving_the_default(tmp_path):
+    assert _lint_conv(tmp_path, net="0") == []
+    cached, _ = mslint(tmp_path, "--select", "MS701", "pkg")
+    assert cached == []
+    write(tmp_path, {"pkg/net.py": NET.replace("{second}", "stride=1")})
+    findings, _ = mslint(tmp_path, "--select", "MS701", "pkg")
+    assert places(findings) == {("pkg/layers.py", 5, "MS701")}
+
+
+# -- class 2: @jit inputs every caller passes as literals -----------------------------------
+ACCESS = '''
+    from dataclasses import dataclass
+
+    from mindspore import jit
+
+
+    @dataclass
+    class Access:
+        x: int
+        y: int
+
+        def largest(self):
+            return self.x if self.x > self.y else self.y
+
+
+    @jit(fullgraph=True)
+    def pick(x, y):
+        return Access(x, y).largest()
+
+
+    def pick_later(x, y):
+        return Access(x, y).largest()
+
+
+    picked = jit(pick_later, fullgraph=True)
+'''
+
+
+def _lint_access(root, train):
+    write(root, {"pyproject.toml": PYPROJECT, "pkg/__init__.py": "", "pkg/access.py": ACCESS,
+                 "pkg/train.py": train})
+    findings, _ = mslint(root, "--no-cache", "--select", "MS201", "pkg")
+    return findings
+
+
+def test_jit_inputs_every_call_passes_as_literals_build_a_dataclass_without_a_finding(tmp_path):
+    train = '''
+        from pkg.access import pick, picked
+
+        print(pick(1, 2), pick(3, y=4), picked(5, 6))
+    '''
+    assert _lint_access(tmp_path, train) == []
+
+
+def test_a_jit_input_one_call_passes_as_a_tensor_keeps_the_finding(tmp_path):
+    train = '''
+        import mindspore as ms
+        from pkg.access import pick, picked
+
+        print(pick(1, 2), pick(ms.Tensor(3), 4), picked(ms.Tensor(5), 6))
+    '''
+    findings = _lint_access(tmp_path, train)
+    assert places(findings) == {("pkg/access.py", 17, "MS201"), ("pkg/access.py", 21, "MS201")}
+    assert all(f["message"].startswith("Dataclass 'Access' is built in graph code from 'x'") for f in findings)
+
+
+def test_a_jit_function_nothing_calls_keeps_tensor_inputs(tmp_path):
+    findings = _lint_access(tmp_path, "print('no calls')\n")
+    assert places(findings) == {("pkg/access.py", 17, "MS201"), ("pkg/access.py", 21, "MS201")}
