@@ -644,7 +644,8 @@ def _setup_jobs():
 # -- Issue 26's message claims -------------------------------------------------------------------
 # What the rewritten messages quote (cells with no page of their own):
 # - MS101 in a cell that defines bprop: STRICT rejects the conversion, LAX differentiates through bprop;
-# - MS503: a bprop with too few inputs and one with too many raise different errors, in each mode;
+# - MS503: a bprop with too few inputs, one without even out and dout, and one with too many raise different
+#   errors, in each mode;
 # - MS705: a layer built in construct and stored on self fails in both levels (one only called runs,
 #   its parameters untrained: the page's claim);
 # - MS801: ms_function from mindspore.common.api is an ImportError naming that module; as an
@@ -681,6 +682,14 @@ class More(nn.Cell):
 
     def bprop(self, x, y, out, dout):
         return (dout,)
+
+
+class OutOnly(nn.Cell):
+    def construct(self, x, y):
+        return x * y
+
+    def bprop(self, out):
+        return out, out
 '''
 
 LAYER_STORED = '''
@@ -700,6 +709,7 @@ class Net(nn.Cell):
 ONE = "ms.Tensor(np.ones(2, np.float32))"
 GRAD_FEWER = "lambda x, y: ms.grad(Fewer(), grad_position=(0, 1))(x, y)"
 GRAD_MORE = "lambda x: ms.grad(More())(x)"
+GRAD_OUT_ONLY = "lambda x, y: ms.grad(OutOnly(), grad_position=(0, 1))(x, y)"
 
 MESSAGE_CLAIMS = [
     # (id, source, cell, args, calls, mode, outcome)
@@ -717,6 +727,10 @@ MESSAGE_CLAIMS = [
      "error: The number of parameter of this primal function is 1, but the number of parameters of bprop is 2"),
     ("bprop-more-pynative", BPROP_COUNTS, GRAD_MORE, ONE, 1, "pynative",
      "error: More.bprop() missing 1 required positional argument: 'dout'"),
+    ("bprop-out-only-graph", BPROP_COUNTS, GRAD_OUT_ONLY, f"{ONE}, {ONE}", 1, "lax",
+     "error: The function 'bprop' of Primitive or Cell requires at least 2 params 'out' and 'dout', but got only 1."),
+    ("bprop-out-only-pynative", BPROP_COUNTS, GRAD_OUT_ONLY, f"{ONE}, {ONE}", 1, "pynative",
+     "error: OutOnly.bprop() takes 2 positional arguments but 5 were given"),
     ("layer-stored-strict", LAYER_STORED, "Net()", "ms.Tensor(np.ones((2, 3), np.float32))", 1, "strict",
      "error: the member attribute must be of the Parameter type"),
     ("layer-stored-lax", LAYER_STORED, "Net()", "ms.Tensor(np.ones((2, 3), np.float32))", 1, "lax",
