@@ -340,14 +340,18 @@ def check_call_in_graph(ctx: ModuleContext) -> Iterator[Finding]:
         op = " / ".join(r for r in replacements_for(qualname) if r.startswith("mindspore.ops.")) or "the MindSpore op"
         if qualname.rsplit(".", 1)[-1] in _MINT_BUILDERS and op != "the MindSpore op":
             op += f" (or mint.{qualname.rsplit('.', 1)[-1]})"
+        # a method has a class whose __init__ can hold the value; a @jit function or a plain helper has none
+        ahead = "move to __init__" if gf.self_class is not None else "move out of the compiled code"
         if kind == "shape":
             shape = f"the shape '{source}'" if source else "an input shape"
-            advice = f"It cannot move to __init__, since it depends on {shape}: build it in graph with {op}"
+            advice = f"It cannot {ahead}, since it depends on {shape}: build it in graph with {op}"
         elif kind == "passed":
-            advice = (f"It cannot move to __init__, since '{source.name}' (an argument of '{source.scope().name}') is "
+            advice = (f"It cannot {ahead}, since '{source.name}' (an argument of '{source.scope().name}') is "
                       f"an input shape its caller passes: build it in graph with {op}")
-        else:
+        elif gf.self_class is not None:
             advice = "Compute it in __init__"
+        else:
+            advice = "Compute it outside the compiled function (at module level) and use the result"
         yield ctx.finding(
             CALL_IN_GRAPH, call,
             compose(f"{_library(qualname)} call {_named(call, qualname)} in graph code runs once, at compile time",
