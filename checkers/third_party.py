@@ -57,6 +57,9 @@ RULES = (TENSOR_TO_NUMPY, CALL_ON_TENSOR, CALL_IN_GRAPH, FROZEN_CALL)
 # Modules MS2 (custom types) owns: not reported here; MS3's are told by concurrency.owns.
 _OTHER_FAMILIES = frozenset({"dataclasses", "typing", "typing_extensions", "abc", "enum"})
 _NAMEDTUPLE = frozenset({"collections.namedtuple", "typing.NamedTuple"})
+# standard-library callables the graph compiler supports itself (no JIT Fallback): functools.partial on
+# tensors and bound methods compiles under STRICT and the gradient flows through it (verified on 2.10)
+_GRAPH_NATIVE = frozenset({"functools.partial"})
 # typing's generic aliases build their object in typing's own Python code (a try statement), which MindSpore
 # compiles and rejects in STRICT and LAX: "RuntimeError: Unsupported statement 'Try'" (verified on 2.10)
 _TYPING_CONTAINERS = {
@@ -132,7 +135,7 @@ def _external_calls(ctx: ModuleContext):
             if kind not in (resolve.STDLIB, resolve.THIRD_PARTY):
                 continue
             if qualname.split(".")[0] in _OTHER_FAMILIES and not _typing_container(qualname) \
-                    or qualname in _NAMEDTUPLE or concurrency_owns(qualname):
+                    or qualname in _NAMEDTUPLE or qualname in _GRAPH_NATIVE or concurrency_owns(qualname):
                 continue
             cached.append((call, gf, qualname))
         ctx.memo["ms1.calls"] = cached

@@ -646,6 +646,9 @@ def _setup_jobs():
 # - MS101 in a cell that defines bprop: STRICT rejects the conversion, LAX differentiates through bprop;
 # - MS503: a bprop with too few inputs, one without even out and dout, and one with too many raise different
 #   errors, in each mode;
+# - MS102/MS103 leave functools.partial alone: on tensors and a bound method it compiles under STRICT
+#   and the gradient flows through it;
+# - MS805: `with` on a file from open() and on a plain class's instance raise different TypeErrors;
 # - MS705: a layer built in construct and stored on self fails in both levels (one only called runs,
 #   its parameters untrained: the page's claim);
 # - MS801: ms_function from mindspore.common.api is an ImportError naming that module; as an
@@ -706,6 +709,54 @@ class Net(nn.Cell):
         return self.fc(x)
 '''
 
+PARTIAL = '''
+import functools
+
+from mindspore import nn
+
+
+def add(a, b):
+    return a + b
+
+
+class Net(nn.Cell):
+    def show(self, a, b):
+        return a * b
+
+    def construct(self, x, y):
+        f = functools.partial(self.show, x)
+        g = functools.partial(add, b=y)
+        return f(y) + g(x)
+'''
+
+WITH_OPEN = '''
+from mindspore import nn
+
+
+class Plain:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *args):
+        return False
+
+
+class Net(nn.Cell):
+    def __init__(self, opened):
+        super().__init__()
+        self.opened = opened
+        self.plain = Plain()
+
+    def construct(self, x):
+        if self.opened:
+            with open("/dev/null") as handle:
+                x = x + 1
+        else:
+            with self.plain:
+                x = x + 1
+        return x
+'''
+
 ONE = "ms.Tensor(np.ones(2, np.float32))"
 GRAD_FEWER = "lambda x, y: ms.grad(Fewer(), grad_position=(0, 1))(x, y)"
 GRAD_MORE = "lambda x: ms.grad(More())(x)"
@@ -731,6 +782,16 @@ MESSAGE_CLAIMS = [
      "error: The function 'bprop' of Primitive or Cell requires at least 2 params 'out' and 'dout', but got only 1."),
     ("bprop-out-only-pynative", BPROP_COUNTS, GRAD_OUT_ONLY, f"{ONE}, {ONE}", 1, "pynative",
      "error: OutOnly.bprop() takes 2 positional arguments but 5 were given"),
+    # x * y + x + y at x = 2, y = 3: 11, and the gradient flows to both inputs (4 and 3)
+    ("partial-strict", PARTIAL, "Net()", "ms.Tensor([2.0]), ms.Tensor([3.0])", 1, "strict",
+     {"holds": "out.asnumpy().tolist() == [11.0]"}),
+    ("partial-grad-strict", PARTIAL, "lambda x, y: ms.grad(Net(), grad_position=(0, 1))(x, y)",
+     "ms.Tensor([2.0]), ms.Tensor([3.0])", 1, "strict",
+     {"holds": "[g.asnumpy().tolist() for g in out] == [[4.0], [3.0]]"}),
+    ("with-open-strict", WITH_OPEN, "Net(True)", ONE, 1, "strict", "error: issubclass() arg 1 must be a class"),
+    ("with-open-lax", WITH_OPEN, "Net(True)", ONE, 1, "lax", "error: issubclass() arg 1 must be a class"),
+    ("with-plain-strict", WITH_OPEN, "Net(False)", ONE, 1, "strict", "error: Only support jit_class instance, but got"),
+    ("with-plain-lax", WITH_OPEN, "Net(False)", ONE, 1, "lax", "error: Only support jit_class instance, but got"),
     ("layer-stored-strict", LAYER_STORED, "Net()", "ms.Tensor(np.ones((2, 3), np.float32))", 1, "strict",
      "error: the member attribute must be of the Parameter type"),
     ("layer-stored-lax", LAYER_STORED, "Net()", "ms.Tensor(np.ones((2, 3), np.float32))", 1, "lax",

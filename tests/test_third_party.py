@@ -994,3 +994,30 @@ def test_a_constexpr_draw_reached_through_another_modules_helper_is_found_not_a_
         assert "'np.random.randint' (numpy.random.randint) in the @constexpr function 'gen'" in findings[0].message
     [at_call_site] = project.lint("model.py")
     assert at_call_site.line == 7  # utils.py is not in this run: the call in model.py that leads there
+
+
+def test_functools_partial_is_graph_syntax_not_a_library_call(project):
+    # heldout2 class 1: partial compiles under STRICT and the gradient flows (claim in test_mindspore_claims.py)
+    findings = project.lint_source('''
+        import functools
+        from functools import partial
+
+        import numpy as np
+        from mindspore import nn
+
+
+        def add(a, b):
+            return a + b
+
+
+        class Net(nn.Cell):
+            def show(self, a, b):
+                return a * b
+
+            def construct(self, x, y):
+                f = functools.partial(self.show, x)
+                g = partial(add, b=y)
+                h = functools.partial(add, 1)
+                return f(y) + g(x) + h(y) + np.sum(x)
+    ''', select=["MS102", "MS103"])
+    assert codes_by_line(findings) == {20: ["MS102"]}  # np.sum(x), the true finding beside them
