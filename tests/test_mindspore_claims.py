@@ -20,7 +20,8 @@ per caller, `~` on numbers), test_stored_callables.py (callables stored on self)
 test_objects_changed_in_graph.py and test_mindspore_composition.py (MS204, MS501),
 test_raising_calls.py (a call that always raises ends its block), test_precision.py (which
 amp levels override to_float, a float16 loss under O2) and test_migration.py (the errors
-MindSpore gives for string padding, which MS701 quotes).
+MindSpore gives for string padding and for a tuple padding of the wrong size, which MS701 quotes,
+and the padding it suggests instead).
 """
 from __future__ import annotations
 
