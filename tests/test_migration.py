@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import subprocess
 import sys
@@ -126,12 +127,15 @@ def test_string_padding_errors_are_mindspores(tmp_path):
         "    except TypeError as error:\n        found[name] = str(error)\n"
         "    built = getattr(nn, name)(3, 8, 3, pad_mode='same')\n"
         "print(json.dumps(found))\n")
-    result = subprocess.run([sys.executable, "-c", program], cwd=tmp_path, capture_output=True, text=True,
-                            timeout=300)
-    assert result.returncode == 0, result.stderr[-2000:]
-    import json
+    assert _printed_json(tmp_path, program) == STRING_PADDING_ERRORS
 
-    assert json.loads(result.stdout.strip().splitlines()[-1]) == STRING_PADDING_ERRORS
+
+def _printed_json(tmp_path, program: str):
+    """Run a program with MindSpore in its own process; the JSON its last line prints."""
+    result = subprocess.run([sys.executable, "-c", program], cwd=tmp_path, capture_output=True, text=True,
+                            timeout=600)
+    assert result.returncode == 0, result.stderr[-2000:]
+    return json.loads(result.stdout.strip().splitlines()[-1])
 
 
 TUPLE_PADDING = """
@@ -192,12 +196,7 @@ def test_tuple_padding_errors_and_the_suggested_padding_are_mindspores(tmp_path)
         "x = ms.Tensor(np.ones((1, 1, 4, 4, 6), np.float32))\n"
         "found['3d shape'] = nn.Conv3d(1, 1, 3, padding=(1, 1, 0, 0, 2, 2), pad_mode='pad')(x).shape\n"
         "print(json.dumps(found))\n")
-    result = subprocess.run([sys.executable, "-c", program], cwd=tmp_path, capture_output=True, text=True,
-                            timeout=600)
-    assert result.returncode == 0, result.stderr[-2000:]
-    import json
-
-    found = json.loads(result.stdout.strip().splitlines()[-1])
+    found = _printed_json(tmp_path, program)
     for name, padding in wrong.items():
         expected = TUPLE_PADDING_ERRORS[name].format(n=len(padding))
         assert found[f"{name} same"] == expected and found[f"{name} pad"] == expected, name

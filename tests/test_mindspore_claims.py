@@ -39,6 +39,7 @@ import pytest
 
 from mslint import rule_pages
 from setup_networks import NETWORKS
+from test_third_party import PARTIAL
 
 REPO = Path(__file__).resolve().parent.parent
 RUNNER = Path(__file__).resolve().parent / "mindspore_claims_runner.py"
@@ -710,25 +711,6 @@ class Net(nn.Cell):
         return self.fc(x)
 '''
 
-PARTIAL = '''
-import functools
-
-from mindspore import nn
-
-
-def add(a, b):
-    return a + b
-
-
-class Net(nn.Cell):
-    def show(self, a, b):
-        return a * b
-
-    def construct(self, x, y):
-        f = functools.partial(self.show, x)
-        g = functools.partial(add, b=y)
-        return f(y) + g(x)
-'''
 
 WITH_OPEN = '''
 from mindspore import nn
