@@ -414,14 +414,15 @@ def _tuple_padding_message(call: nodes.Call, name: str, padding: nodes.Tuple) ->
             "Give one int" + (' and pad_mode="pad"' if with_mode else "")
     else:
         sides = "top, bottom, left, right" if wanted == 4 else "head, tail, top, bottom, left, right"
-        takes = f"'{_layer(call)}' gets padding={shown(padding, 30)}, {given} values; it takes {wanted} ({sides})"
+        takes = f"'{_layer(call)}' gets padding={shown(padding, 30)}, {given} values; it takes {wanted}"
         if _is_zero(padding):
             hint = "Leave padding out: it is all zero"
         elif given * 2 == wanted:  # PyTorch's one value per dimension: each side of that dimension
             doubled = ", ".join(v for value in values for v in (value, value))
-            hint = f"Write padding=({doubled}){with_mode}, which pads as PyTorch's {shown(padding, 30)} does"
+            hint = (f"Write padding=({doubled}){with_mode}, which pads as PyTorch's {shown(padding, 30)} does "
+                    f"(MindSpore's order: {sides})")
         else:
-            hint = f"Give {wanted} values" + (' and pad_mode="pad"' if with_mode else "")
+            hint = f"Give {wanted} values ({sides})" + (' and pad_mode="pad"' if with_mode else "")
     return compose(takes, f"Construction fails whatever pad_mode is "
                           f"({TUPLE_PADDING_ERRORS[name].format(n=given)})", hint)
 

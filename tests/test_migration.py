@@ -161,16 +161,17 @@ def test_tuple_padding_of_the_wrong_size_quotes_its_own_error_and_a_fix_that_bui
     findings = only(project.lint_source(TUPLE_PADDING, select=["MS701"]), "MS701")
     assert [f.line for f in findings] == [7, 8, 9, 10, 11, 12]
     a, b, c, d, e, f = (finding.message for finding in findings)
-    assert a == ("'nn.Conv2d' gets padding=(1, 0), 2 values; it takes 4 (top, bottom, left, right). Construction "
-                 "fails whatever pad_mode is (ValueError: For 'Conv2D', the 'pad size' must be int and must = 4, but "
-                 "got '2' with type 'int'.). Write padding=(1, 1, 0, 0), pad_mode=\"pad\", which pads as PyTorch's "
-                 "(1, 0) does.")
-    assert b.endswith("Write padding=(1, 1, 0, 0), which pads as PyTorch's (1, 0) does.")
+    assert a == ("'nn.Conv2d' gets padding=(1, 0), 2 values; it takes 4. Construction fails whatever pad_mode is "
+                 "(ValueError: For 'Conv2D', the 'pad size' must be int and must = 4, but got '2' with type 'int'.). "
+                 "Write padding=(1, 1, 0, 0), pad_mode=\"pad\", which pads as PyTorch's (1, 0) does (MindSpore's "
+                 "order: top, bottom, left, right).")
+    assert b.endswith("Write padding=(1, 1, 0, 0), which pads as PyTorch's (1, 0) does (MindSpore's order: top, "
+                      "bottom, left, right).")
     assert "'padding size' must be int and must = 6, but got '3'" in c
     assert "Write padding=(1, 1, 0, 0, 2, 2), pad_mode=\"pad\"" in c
     assert "TypeError: For 'Conv1d', the type of 'padding' should be 'int', but got type 'tuple'." in d
     assert d.endswith("Write padding=1.")
-    assert e.endswith("Give 4 values and pad_mode=\"pad\".")
+    assert e.endswith("Give 4 values (top, bottom, left, right) and pad_mode=\"pad\".")
     assert f.endswith("Leave padding out: it is all zero.")
     assert "'pad' must be zero" not in a and all(finding.fix is None for finding in findings)
 
