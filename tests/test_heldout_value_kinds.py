@@ -167,7 +167,7 @@ def test_a_held_sub_cell_the_parent_calls_is_compiled_by_the_graph_program(tmp_p
     _export_and_train(tmp_path, body="self.loss(self.fc(x))")
     findings, _ = mslint(tmp_path, "--no-cache", "pkg")
     assert places(findings) == {("pkg/model.py", 7, "MS101")}
-    assert "compiled by pkg/export.py; not by PyNative programs" in findings[0]["message"]
+    assert "Compiled by pkg/export.py; not by PyNative programs" in findings[0]["message"]
 
 
 def test_a_held_sub_cell_a_graph_program_calls_itself_is_compiled_by_it(tmp_path):
