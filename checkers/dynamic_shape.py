@@ -68,7 +68,8 @@ _COST = ("MindSpore 2.10 compiles and runs it (verified on CPU), but per the doc
 
 _PRODUCERS = frozenset({"masked_select", "nonzero", "argwhere", "unique", "unique_consecutive", "bincount"})
 _PRODUCER_PRIMITIVES = frozenset({"MaskedSelect", "NonZero", "Unique", "UniqueConsecutive", "Argwhere", "Bincount"})
-_PRODUCER_METHODS = _PRODUCERS | {"to_coo", "to_csr"}
+# (COOTensor.to_csr is not one: its arrays' shapes follow the COO tensor's shape and nnz, not its values)
+_PRODUCER_METHODS = _PRODUCERS | {"to_coo"}
 _UNIQUE = frozenset({"unique", "Unique"})
 # ops.slice(input_x, begin, size), ops.strided_slice(input_x, begin, end, strides): what bounds the slice
 _SLICE_OPS = {

@@ -260,12 +260,16 @@ def _signature_errors(name: str, construct: nodes.FunctionDef, bprop: nodes.Func
     given = len(inputs) + 2  # the inputs, out and dout
     errors = []
     if len(params) < given:
-        if methods:
+        if methods and len(params) < 2:  # not even out and dout: another check, another error
+            errors.append(f"GRAPH_MODE fails with \"RuntimeError: The function 'bprop' of Primitive or Cell requires at "
+                          f"least 2 params 'out' and 'dout', but got only {len(params)}.\"")
+        elif methods:
             errors.append("GRAPH_MODE fails with \"TypeError: The params of function 'bprop' of Primitive or Cell "
                           "requires the forward inputs as well as the 'out' and 'dout'.\"")
         self = 1 if is_instance_method(bprop) else 0
-        errors.append(f"PyNative fails with \"TypeError: {name}.bprop() takes {len(params) + self} positional "
-                      f"arguments but {given + self} were given\"")
+        taken = len(params) + self
+        errors.append(f"PyNative fails with \"TypeError: {name}.bprop() takes {taken} positional "
+                      f"argument{'s' if taken != 1 else ''} but {given + self} were given\"")
         return errors
     if methods:
         errors.append(f"GRAPH_MODE fails with \"TypeError: ... The number of parameter of this primal function is "

@@ -546,6 +546,18 @@ def _with_problem(ctx: ModuleContext, expr, gf) -> Optional[str]:
     return None
 
 
+# What 2.10 raises for `with` on an object that is not a @jit_class instance (STRICT and LAX, checked on
+# 2.10: a plain class's instance, warnings.catch_warnings(), contextlib.nullcontext(), np.errstate(), a
+# tensor). A file from open() fails earlier, in the parser's class test.
+_WITH_ERROR = "TypeError: Only support jit_class instance, but got ..."
+_WITH_ERRORS_BY_CALL = {"builtins.open": "TypeError: issubclass() arg 1 must be a class"}
+
+
+def _with_error(ctx: ModuleContext, expr, gf) -> str:
+    qualname = ctx.call_qualname(expr, gf) if isinstance(expr, nodes.Call) else None
+    return _WITH_ERRORS_BY_CALL.get(qualname, _WITH_ERROR)
+
+
 def _graph_syntax(ctx: ModuleContext):
     """(node, gf, keyword, error text, hint) for unsupported statements and expressions in graph scope."""
     for node, gf in ctx.graph_nodes(*_STATEMENTS, *_EXPRESSIONS, parsed=True):
@@ -570,7 +582,7 @@ def check_unsupported_syntax(ctx: ModuleContext) -> Iterator[Finding]:
                     UNSUPPORTED_SYNTAX, node,
                     compose("'with' in graph code only accepts @jit_class instances, and this one gets another object",
                             capitalized(problem),
-                            "MindSpore 2.10, STRICT and LAX: TypeError: Only support jit_class instance, but got ...",
+                            f"MindSpore 2.10, STRICT and LAX: {_with_error(ctx, expr, gf)}",
                             "Move the `with` out of the graph or make the context manager a @jit_class"), gf)
                 yield _header(finding, node)
                 break

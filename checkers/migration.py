@@ -131,6 +131,22 @@ STRING_PADDING_ERRORS = {
     "Conv3dTranspose": "For 'Conv3dTranspose', the type of 'padding' should be one of '['int', 'tuple']', "
                        "but got type 'str'.",
 }
+# How many values a tuple padding of each layer must have (2.10: top, bottom, left, right; 3-D layers add
+# head and tail), and what a tuple of another length raises whatever pad_mode is (checked on 2.10:
+# test_migration.py). The 1-D layers take an int only.
+TUPLE_PADDING_SIZES = {"Conv2d": 4, "Conv2dTranspose": 4, "Conv3d": 6, "Conv3dTranspose": 6,
+                       "Conv1d": 1, "Conv1dTranspose": 1}
+TUPLE_PADDING_ERRORS = {
+    "Conv1d": "TypeError: For 'Conv1d', the type of 'padding' should be 'int', but got type 'tuple'.",
+    "Conv2d": "ValueError: For 'Conv2D', the 'pad size' must be int and must = 4, but got '{n}' with type 'int'.",
+    "Conv3d": "ValueError: For 'Conv3d', the 'padding size' must be int and must = 6, but got '{n}' with type 'int'.",
+    "Conv1dTranspose": "TypeError: For 'Conv1dTranspose', the type of 'padding' should be 'int', but got type "
+                       "'tuple'.",
+    "Conv2dTranspose": "ValueError: For 'Conv2dTranspose', the 'padding size' must be int and must = 4, but got "
+                       "'{n}' with type 'int'.",
+    "Conv3dTranspose": "ValueError: For 'Conv3dTranspose', the 'padding size' must be int and must = 6, but got "
+                       "'{n}' with type 'int'.",
+}
 _BATCHNORM_LAYERS = frozenset({"BatchNorm1d", "BatchNorm2d", "BatchNorm3d"})
 _BN_MOMENTUM_POSITION = 2
 # MindSpore cells (mindspore.nn and mindspore.mint.nn) that own Parameters.
@@ -332,6 +348,10 @@ def check_conv_padding(ctx: ModuleContext) -> Iterator[Finding]:
                         f"Write padding={positional.as_string()}, pad_mode=\"pad\""),
             )
             continue
+        wrong_size = _tuple_padding_of_wrong_size(call, name)
+        if wrong_size is not None:
+            yield ctx.finding(CONV_PADDING, call, _tuple_padding_message(call, name, wrong_size))
+            continue
         problem = _conv_padding_problem(call, name, ctx.resolver) or _padding_every_caller_sets(ctx, call, name)
         if problem is None or _zero_for_every_caller(ctx, problem[0]):
             continue
@@ -355,6 +375,40 @@ def check_conv_padding(ctx: ModuleContext) -> Iterator[Finding]:
                     "Add pad_mode=\"pad\""),
             fix=_pad_mode_fix(ctx, call, pad_mode),
         )
+
+
+def _tuple_padding_of_wrong_size(call: nodes.Call, name: str) -> Optional[nodes.Tuple]:
+    """A literal tuple padding whose length the layer rejects (PyTorch's per-dimension `(1, 0)`)."""
+    padding = _argument(call, "padding", _CONV_LAYERS[name][1])
+    if not isinstance(padding, nodes.Tuple) or any(isinstance(e, nodes.Starred) for e in padding.elts):
+        return None
+    wanted = TUPLE_PADDING_SIZES[name]
+    return padding if wanted == 1 or len(padding.elts) != wanted else None
+
+
+def _tuple_padding_message(call: nodes.Call, name: str, padding: nodes.Tuple) -> str:
+    wanted, given = TUPLE_PADDING_SIZES[name], len(padding.elts)
+    pad_mode = _argument(call, "pad_mode", _CONV_LAYERS[name][0])
+    with_mode = "" if isinstance(pad_mode, nodes.Const) and str(pad_mode.value).lower() == "pad" \
+        else ', pad_mode="pad"'
+    values = [e.as_string() for e in padding.elts]
+    if wanted == 1:
+        takes = f"'{_layer(call)}' gets padding={shown(padding, 30)}, a tuple; the 1-D layers take an int"
+        hint = f"Write padding={values[0]}{with_mode}" if given == 1 else \
+            "Give one int" + (' and pad_mode="pad"' if with_mode else "")
+    else:
+        sides = "top, bottom, left, right" if wanted == 4 else "head, tail, top, bottom, left, right"
+        takes = f"'{_layer(call)}' gets padding={shown(padding, 30)}, {given} values; it takes {wanted}"
+        if _is_zero(padding):
+            hint = "Leave padding out: it is all zero"
+        elif given * 2 == wanted:  # PyTorch's one value per dimension: each side of that dimension
+            doubled = ", ".join(v for value in values for v in (value, value))
+            hint = (f"Write padding=({doubled}){with_mode}, which pads as PyTorch's {shown(padding, 30)} does "
+                    f"(MindSpore's order: {sides})")
+        else:
+            hint = f"Give {wanted} values ({sides})" + (' and pad_mode="pad"' if with_mode else "")
+    return compose(takes, f"Construction fails whatever pad_mode is "
+                          f"({TUPLE_PADDING_ERRORS[name].format(n=given)})", hint)
 
 
 def _pad_mode_fix(ctx: ModuleContext, call: nodes.Call, pad_mode) -> fixes.Fix:

@@ -114,7 +114,7 @@ def _effect(level: Optional[str]) -> str:
                 "to float16, this cell too)")
     if level.upper() == "O2":
         return ("O2 casts the whole network to float16 again and overwrites it: cells kept in float32 run in "
-                "float16 (only BatchNorm is kept in float32, by O2's own rule)")
+                "float16 (O2 keeps only BatchNorm and LayerNorm in float32, by its own rule)")
     if level.upper() == "O3":
         return "O3 casts every cell to float16 again and overwrites it: cells kept in float32 run in float16"
     return f"{level} converts the cells you did not set by its own lists: two mixed-precision policies on one network"

@@ -57,6 +57,9 @@ RULES = (TENSOR_TO_NUMPY, CALL_ON_TENSOR, CALL_IN_GRAPH, FROZEN_CALL)
 # Modules MS2 (custom types) owns: not reported here; MS3's are told by concurrency.owns.
 _OTHER_FAMILIES = frozenset({"dataclasses", "typing", "typing_extensions", "abc", "enum"})
 _NAMEDTUPLE = frozenset({"collections.namedtuple", "typing.NamedTuple"})
+# standard-library callables the graph compiler supports itself (no JIT Fallback): functools.partial on
+# tensors and bound methods compiles under STRICT and the gradient flows through it (verified on 2.10)
+_GRAPH_NATIVE = frozenset({"functools.partial"})
 # typing's generic aliases build their object in typing's own Python code (a try statement), which MindSpore
 # compiles and rejects in STRICT and LAX: "RuntimeError: Unsupported statement 'Try'" (verified on 2.10)
 _TYPING_CONTAINERS = {
@@ -132,7 +135,7 @@ def _external_calls(ctx: ModuleContext):
             if kind not in (resolve.STDLIB, resolve.THIRD_PARTY):
                 continue
             if qualname.split(".")[0] in _OTHER_FAMILIES and not _typing_container(qualname) \
-                    or qualname in _NAMEDTUPLE or concurrency_owns(qualname):
+                    or qualname in _NAMEDTUPLE or qualname in _GRAPH_NATIVE or concurrency_owns(qualname):
                 continue
             cached.append((call, gf, qualname))
         ctx.memo["ms1.calls"] = cached
@@ -340,14 +343,18 @@ def check_call_in_graph(ctx: ModuleContext) -> Iterator[Finding]:
         op = " / ".join(r for r in replacements_for(qualname) if r.startswith("mindspore.ops.")) or "the MindSpore op"
         if qualname.rsplit(".", 1)[-1] in _MINT_BUILDERS and op != "the MindSpore op":
             op += f" (or mint.{qualname.rsplit('.', 1)[-1]})"
+        # a method has a class whose __init__ can hold the value; a @jit function or a plain helper has none
+        ahead = "move to __init__" if gf.self_class is not None else "move out of the compiled code"
         if kind == "shape":
             shape = f"the shape '{source}'" if source else "an input shape"
-            advice = f"It cannot move to __init__, since it depends on {shape}: build it in graph with {op}"
+            advice = f"It cannot {ahead}, since it depends on {shape}: build it in graph with {op}"
         elif kind == "passed":
-            advice = (f"It cannot move to __init__, since '{source.name}' (an argument of '{source.scope().name}') is "
+            advice = (f"It cannot {ahead}, since '{source.name}' (an argument of '{source.scope().name}') is "
                       f"an input shape its caller passes: build it in graph with {op}")
-        else:
+        elif gf.self_class is not None:
             advice = "Compute it in __init__"
+        else:
+            advice = "Compute it outside the compiled function (at module level) and use the result"
         yield ctx.finding(
             CALL_IN_GRAPH, call,
             compose(f"{_library(qualname)} call {_named(call, qualname)} in graph code runs once, at compile time",

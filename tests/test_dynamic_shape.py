@@ -1037,3 +1037,63 @@ for kind in ("nonzero", "unique", "masked_select", "filled", "bincount"):
     shapes, result = probe_shapes(tmp_path, program)
     assert shapes == {"nonzero": "dynamic", "unique": "dynamic", "masked_select": "dynamic", "filled": "dynamic",
                       "bincount": "static"}, result.stdout + result.stderr[-2000:]
+
+
+# -- heldout2 classes 3 and 4: a boolean-mask assignment and COOTensor.to_csr keep their shapes ----
+MASK_ASSIGNMENT = """
+import numpy as np
+import mindspore as ms
+from mindspore import nn, ops, Tensor
+from mindspore.ops import functional as F
+
+
+class Probe(nn.Cell):
+    def __init__(self, kind):
+        super().__init__()
+        self.kind = kind
+
+    def construct(self, a, u):
+        if self.kind == "assignment":
+            a[a > 8] = u
+            y = a
+        else:
+            y = a[a > 8]
+        return F.isconstant(y.shape[0])
+"""
+
+
+def test_a_boolean_mask_assignment_is_not_a_dynamic_shape(project):
+    found = only(project.lint_source(MASK_ASSIGNMENT, select=["MS401"]), "MS401")
+    assert [f.line for f in found] == [17]  # the read a[a > 8], not the assignment on line 14
+    assert found[0].message.startswith("Boolean-mask indexing 'a[a > 8]' has a dynamic output shape.")
+
+
+def test_coo_tensor_to_csr_is_not_a_dynamic_shape_producer(project):
+    found = only(project.lint_source("""
+from mindspore import nn, COOTensor
+
+
+class COOToCSRNet(nn.Cell):
+    def construct(self, coo_tensor):
+        return coo_tensor.to_csr()
+
+
+class Built(nn.Cell):
+    def construct(self, indices, values):
+        return COOTensor(indices, values, (3, 4)).to_csr(), values.nonzero()
+""", select=["MS401"]), "MS401")
+    assert [f.line for f in found] == [11]  # values.nonzero(), the true finding beside them
+    assert "'values.nonzero'" in found[0].message
+
+
+@pytest.mark.mindspore
+@pytest.mark.skipif(importlib.util.find_spec("mindspore") is None, reason="needs the mindspore extra")
+def test_mindspore_keeps_the_shape_of_a_boolean_mask_assignment(tmp_path):
+    program = MASK_ASSIGNMENT + """
+ms.set_context(mode=ms.GRAPH_MODE, jit_syntax_level=ms.STRICT)
+a = Tensor(np.arange(12, dtype=np.float32))
+for kind in ("assignment", "read"):
+    print(kind, "static" if Probe(kind)(a, Tensor(0.0, ms.float32)) else "dynamic")
+"""
+    shapes, result = probe_shapes(tmp_path, program)
+    assert shapes == {"assignment": "static", "read": "dynamic"}, result.stdout + result.stderr[-2000:]

@@ -361,6 +361,37 @@ def test_ms503_a_bprop_with_more_inputs_quotes_the_errors_that_case_raises(proje
         "'dout'\".")
 
 
+def test_ms503_a_bprop_without_out_and_dout_quotes_graph_modes_runtime_error(project):
+    # checked on 2.10 (tests/test_mindspore_claims.py): fewer than two bprop inputs fails GRAPH_MODE's own
+    # check for out and dout (a RuntimeError), before the count of forward inputs (the TypeError above)
+    findings = only(project.lint_source('''
+        from mindspore import nn
+
+        class OutOnly(nn.Cell):
+            def construct(self, x, y):
+                return x * y
+
+            def bprop(self, out):
+                return out, out
+
+        class Bare(nn.Cell):
+            def construct(self, x, y):
+                return x * y
+
+            def bprop(self):
+                return 1, 1
+    ''', select=["MS503"]), "MS503")
+    assert [f.line for f in findings] == [7, 14]
+    assert findings[0].message.endswith(
+        "GRAPH_MODE fails with \"RuntimeError: The function 'bprop' of Primitive or Cell requires at least 2 params "
+        "'out' and 'dout', but got only 1.\". PyNative fails with \"TypeError: OutOnly.bprop() takes 2 positional "
+        "arguments but 5 were given\".")
+    assert "TypeError: The params of function 'bprop'" not in findings[0].message
+    assert findings[1].message.endswith(
+        "but got only 0.\". PyNative fails with \"TypeError: Bare.bprop() takes 1 positional argument but 5 were "
+        "given\".")
+
+
 def test_ms504_bprop_returning_a_tensor(project):
     findings = only(project.lint_source(BPROP, select=["MS504"]), "MS504")
     assert [f.line for f in findings] == [27]

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import subprocess
 import sys
@@ -126,12 +127,81 @@ def test_string_padding_errors_are_mindspores(tmp_path):
         "    except TypeError as error:\n        found[name] = str(error)\n"
         "    built = getattr(nn, name)(3, 8, 3, pad_mode='same')\n"
         "print(json.dumps(found))\n")
-    result = subprocess.run([sys.executable, "-c", program], cwd=tmp_path, capture_output=True, text=True,
-                            timeout=300)
-    assert result.returncode == 0, result.stderr[-2000:]
-    import json
+    assert _printed_json(tmp_path, program) == STRING_PADDING_ERRORS
 
-    assert json.loads(result.stdout.strip().splitlines()[-1]) == STRING_PADDING_ERRORS
+
+def _printed_json(tmp_path, program: str):
+    """Run a program with MindSpore in its own process; the JSON its last line prints."""
+    result = subprocess.run([sys.executable, "-c", program], cwd=tmp_path, capture_output=True, text=True,
+                            timeout=600)
+    assert result.returncode == 0, result.stderr[-2000:]
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+TUPLE_PADDING = """
+from mindspore import nn
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Conv2d(3, 12, 3, padding=(1, 0))
+        self.b = nn.Conv2d(3, 12, 3, padding=(1, 0), pad_mode="pad")
+        self.c = nn.Conv3d(3, 12, 3, padding=(1, 0, 2))
+        self.d = nn.Conv1d(3, 12, 3, padding=(1,), pad_mode="pad")
+        self.e = nn.Conv2dTranspose(3, 12, 3, padding=(1, 0, 0))
+        self.f = nn.Conv2d(3, 12, 3, padding=(0, 0))
+        self.g = nn.Conv2d(3, 12, 3, padding=(1, 1, 0, 0), pad_mode="pad")
+        self.h = nn.Conv3d(3, 12, 3, padding=(1, 1, 0, 0, 2, 2), pad_mode="pad")
+"""
+
+
+def test_tuple_padding_of_the_wrong_size_quotes_its_own_error_and_a_fix_that_builds(project):
+    # heldout2: `padding=(1, 0)` is not the 'pad must be zero' case; pad_mode="pad" alone does not cure it
+    findings = only(project.lint_source(TUPLE_PADDING, select=["MS701"]), "MS701")
+    assert [f.line for f in findings] == [7, 8, 9, 10, 11, 12]
+    a, b, c, d, e, f = (finding.message for finding in findings)
+    assert a == ("'nn.Conv2d' gets padding=(1, 0), 2 values; it takes 4. Construction fails whatever pad_mode is "
+                 "(ValueError: For 'Conv2D', the 'pad size' must be int and must = 4, but got '2' with type 'int'.). "
+                 "Write padding=(1, 1, 0, 0), pad_mode=\"pad\", which pads as PyTorch's (1, 0) does (MindSpore's "
+                 "order: top, bottom, left, right).")
+    assert b.endswith("Write padding=(1, 1, 0, 0), which pads as PyTorch's (1, 0) does (MindSpore's order: top, "
+                      "bottom, left, right).")
+    assert "'padding size' must be int and must = 6, but got '3'" in c
+    assert "Write padding=(1, 1, 0, 0, 2, 2), pad_mode=\"pad\"" in c
+    assert "TypeError: For 'Conv1d', the type of 'padding' should be 'int', but got type 'tuple'." in d
+    assert d.endswith("Write padding=1.")
+    assert e.endswith("Give 4 values (top, bottom, left, right) and pad_mode=\"pad\".")
+    assert f.endswith("Leave padding out: it is all zero.")
+    assert "'pad' must be zero" not in a and all(finding.fix is None for finding in findings)
+
+
+@pytest.mark.mindspore
+@pytest.mark.skipif(importlib.util.find_spec("mindspore") is None, reason="needs the mindspore extra")
+def test_tuple_padding_errors_and_the_suggested_padding_are_mindspores(tmp_path):
+    from mslint.checkers.migration import TUPLE_PADDING_ERRORS
+
+    wrong = {"Conv1d": (1,), "Conv2d": (1, 0), "Conv3d": (1, 0, 2), "Conv1dTranspose": (1,),
+             "Conv2dTranspose": (1, 0, 0), "Conv3dTranspose": (1, 0, 0)}
+    program = (
+        "import json\nimport numpy as np\nimport mindspore as ms\nfrom mindspore import nn\nfound = {}\n"
+        f"for name, padding in {sorted(wrong.items())!r}:\n"
+        "    for mode in ('same', 'pad'):\n"
+        "        try:\n            getattr(nn, name)(1, 1, 3, padding=padding, pad_mode=mode)\n"
+        "            found[name + ' ' + mode] = 'built'\n"
+        "        except (TypeError, ValueError) as error:\n"
+        "            found[name + ' ' + mode] = type(error).__name__ + ': ' + str(error)\n"
+        # the suggested padding pads as PyTorch's (1, 0) and (1, 0, 2) do: height by 1 each side, width by 0
+        "x = ms.Tensor(np.ones((1, 1, 4, 4), np.float32))\n"
+        "found['2d shape'] = nn.Conv2d(1, 1, 3, padding=(1, 1, 0, 0), pad_mode='pad')(x).shape\n"
+        "x = ms.Tensor(np.ones((1, 1, 4, 4, 6), np.float32))\n"
+        "found['3d shape'] = nn.Conv3d(1, 1, 3, padding=(1, 1, 0, 0, 2, 2), pad_mode='pad')(x).shape\n"
+        "print(json.dumps(found))\n")
+    found = _printed_json(tmp_path, program)
+    for name, padding in wrong.items():
+        expected = TUPLE_PADDING_ERRORS[name].format(n=len(padding))
+        assert found[f"{name} same"] == expected and found[f"{name} pad"] == expected, name
+    assert found["2d shape"] == [1, 1, 4, 2] and found["3d shape"] == [1, 1, 4, 2, 8]
 
 
 # -- MS702 conv-implicit-same-padding ---------------------------------------------------------

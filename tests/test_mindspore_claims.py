@@ -20,7 +20,8 @@ per caller, `~` on numbers), test_stored_callables.py (callables stored on self)
 test_objects_changed_in_graph.py and test_mindspore_composition.py (MS204, MS501),
 test_raising_calls.py (a call that always raises ends its block), test_precision.py (which
 amp levels override to_float, a float16 loss under O2) and test_migration.py (the errors
-MindSpore gives for string padding, which MS701 quotes).
+MindSpore gives for string padding and for a tuple padding of the wrong size, which MS701 quotes,
+and the padding it suggests instead).
 """
 from __future__ import annotations
 
@@ -39,6 +40,7 @@ import pytest
 from mslint import rule_pages
 from setup_networks import NETWORKS
 from test_caller_values import ACCESS
+from test_third_party import PARTIAL
 
 REPO = Path(__file__).resolve().parent.parent
 RUNNER = Path(__file__).resolve().parent / "mindspore_claims_runner.py"
@@ -652,7 +654,11 @@ def _setup_jobs():
 # -- Issue 26's message claims -------------------------------------------------------------------
 # What the rewritten messages quote (cells with no page of their own):
 # - MS101 in a cell that defines bprop: STRICT rejects the conversion, LAX differentiates through bprop;
-# - MS503: a bprop with too few inputs and one with too many raise different errors, in each mode;
+# - MS503: a bprop with too few inputs, one without even out and dout, and one with too many raise different
+#   errors, in each mode;
+# - MS102/MS103 leave functools.partial alone: on tensors and a bound method it compiles under STRICT
+#   and the gradient flows through it;
+# - MS805: `with` on a file from open() and on a plain class's instance raise different TypeErrors;
 # - MS705: a layer built in construct and stored on self fails in both levels (one only called runs,
 #   its parameters untrained: the page's claim);
 # - MS801: ms_function from mindspore.common.api is an ImportError naming that module; as an
@@ -689,6 +695,14 @@ class More(nn.Cell):
 
     def bprop(self, x, y, out, dout):
         return (dout,)
+
+
+class OutOnly(nn.Cell):
+    def construct(self, x, y):
+        return x * y
+
+    def bprop(self, out):
+        return out, out
 '''
 
 LAYER_STORED = '''
@@ -705,9 +719,39 @@ class Net(nn.Cell):
         return self.fc(x)
 '''
 
+
+WITH_OPEN = '''
+from mindspore import nn
+
+
+class Plain:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *args):
+        return False
+
+
+class Net(nn.Cell):
+    def __init__(self, opened):
+        super().__init__()
+        self.opened = opened
+        self.plain = Plain()
+
+    def construct(self, x):
+        if self.opened:
+            with open("/dev/null") as handle:
+                x = x + 1
+        else:
+            with self.plain:
+                x = x + 1
+        return x
+'''
+
 ONE = "ms.Tensor(np.ones(2, np.float32))"
 GRAD_FEWER = "lambda x, y: ms.grad(Fewer(), grad_position=(0, 1))(x, y)"
 GRAD_MORE = "lambda x: ms.grad(More())(x)"
+GRAD_OUT_ONLY = "lambda x, y: ms.grad(OutOnly(), grad_position=(0, 1))(x, y)"
 
 MESSAGE_CLAIMS = [
     # (id, source, cell, args, calls, mode, outcome)
@@ -725,6 +769,20 @@ MESSAGE_CLAIMS = [
      "error: The number of parameter of this primal function is 1, but the number of parameters of bprop is 2"),
     ("bprop-more-pynative", BPROP_COUNTS, GRAD_MORE, ONE, 1, "pynative",
      "error: More.bprop() missing 1 required positional argument: 'dout'"),
+    ("bprop-out-only-graph", BPROP_COUNTS, GRAD_OUT_ONLY, f"{ONE}, {ONE}", 1, "lax",
+     "error: The function 'bprop' of Primitive or Cell requires at least 2 params 'out' and 'dout', but got only 1."),
+    ("bprop-out-only-pynative", BPROP_COUNTS, GRAD_OUT_ONLY, f"{ONE}, {ONE}", 1, "pynative",
+     "error: OutOnly.bprop() takes 2 positional arguments but 5 were given"),
+    # x * y + x + y at x = 2, y = 3: 11, and the gradient flows to both inputs (4 and 3)
+    ("partial-strict", PARTIAL, "Net()", "ms.Tensor([2.0]), ms.Tensor([3.0])", 1, "strict",
+     {"holds": "out.asnumpy().tolist() == [11.0]"}),
+    ("partial-grad-strict", PARTIAL, "lambda x, y: ms.grad(Net(), grad_position=(0, 1))(x, y)",
+     "ms.Tensor([2.0]), ms.Tensor([3.0])", 1, "strict",
+     {"holds": "[g.asnumpy().tolist() for g in out] == [[4.0], [3.0]]"}),
+    ("with-open-strict", WITH_OPEN, "Net(True)", ONE, 1, "strict", "error: issubclass() arg 1 must be a class"),
+    ("with-open-lax", WITH_OPEN, "Net(True)", ONE, 1, "lax", "error: issubclass() arg 1 must be a class"),
+    ("with-plain-strict", WITH_OPEN, "Net(False)", ONE, 1, "strict", "error: Only support jit_class instance, but got"),
+    ("with-plain-lax", WITH_OPEN, "Net(False)", ONE, 1, "lax", "error: Only support jit_class instance, but got"),
     ("layer-stored-strict", LAYER_STORED, "Net()", "ms.Tensor(np.ones((2, 3), np.float32))", 1, "strict",
      "error: the member attribute must be of the Parameter type"),
     ("layer-stored-lax", LAYER_STORED, "Net()", "ms.Tensor(np.ones((2, 3), np.float32))", 1, "lax",

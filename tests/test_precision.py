@@ -65,6 +65,9 @@ def test_migration_guide_to_float_with_amp_level_o2(project):
     assert "don't set amp_level in Model if you use custom mixed precision" in message
     head = GUIDE.replace("loss = nn", "net.head.to_float(ms.float32)\nloss = nn")
     assert [f.line for f in _lint(project, head, "MS601")] == [_line(head, "net.head.to_float")]
+    # what O2's black list keeps (test_o2_keeps_batchnorm_and_layernorm_in_float32_on_mindspore)
+    assert "(O2 keeps only BatchNorm and LayerNorm in float32, by its own rule)" in \
+        _lint(project, head, "MS601")[0].message
 
 
 def test_without_amp_level_or_with_o0_is_clean(project):

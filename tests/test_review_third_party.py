@@ -231,3 +231,37 @@ class Net(nn.Cell):
     by_shape, fixed = found
     assert "It cannot move to __init__, since it depends on an input shape: build it in graph" in by_shape.message
     assert fixed.message.endswith("embeds its result in the graph as a constant. Compute it in __init__.")  # x is not where size[1] is from
+
+
+# -- heldout2 "Message quality": a @jit function has no __init__ to hold the value ----------------
+def test_a_constant_call_in_a_jit_function_is_moved_out_of_the_compiled_code_not_into_init(project):
+    found = lint(project, """
+@ms.jit
+def step(x):
+    return x + Tensor(np.ones((3, 3)))
+
+
+@ms.jit
+def sized(x):
+    return Tensor(np.zeros(x.shape[0]))
+
+
+class Net(nn.Cell):
+    def construct(self, x):
+        return x + Tensor(np.ones((3, 3)))
+
+
+@ms.ms_function
+def old_step(x):
+    return x + Tensor(np.eye(3))
+""", select=("MS103",))
+    assert codes_by_line(found) == {11: ["MS103"], 16: ["MS103"], 21: ["MS103"], 26: ["MS103"]}
+    in_jit, by_shape, in_cell, in_ms_function = found
+    assert in_ms_function.message.endswith("Compute it outside the compiled function (at module level) and use the "
+                                           "result.")
+    assert in_jit.message.endswith("constant. Compute it outside the compiled function (at module level) and use the "
+                                   "result.")
+    assert "__init__" not in in_jit.message
+    assert ("It cannot move out of the compiled code, since it depends on the shape 'x.shape': build it in graph "
+            "with") in by_shape.message
+    assert in_cell.message.endswith("constant. Compute it in __init__.")

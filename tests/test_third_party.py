@@ -994,3 +994,40 @@ def test_a_constexpr_draw_reached_through_another_modules_helper_is_found_not_a_
         assert "'np.random.randint' (numpy.random.randint) in the @constexpr function 'gen'" in findings[0].message
     [at_call_site] = project.lint("model.py")
     assert at_call_site.line == 7  # utils.py is not in this run: the call in model.py that leads there
+
+
+# (test_mindspore_claims.py runs this source: it compiles under STRICT and the gradient flows)
+PARTIAL = """
+import functools
+
+from mindspore import nn
+
+
+def add(a, b):
+    return a + b
+
+
+class Net(nn.Cell):
+    def show(self, a, b):
+        return a * b
+
+    def construct(self, x, y):
+        f = functools.partial(self.show, x)
+        g = functools.partial(add, b=y)
+        return f(y) + g(x)
+"""
+
+
+def test_functools_partial_is_graph_syntax_not_a_library_call(project):
+    # heldout2 class 1: functools.partial was read as a library call (MS102/MS103)
+    findings = project.lint_source(PARTIAL + """
+from functools import partial
+import numpy as np
+
+
+class Other(nn.Cell):
+    def construct(self, x):
+        h = partial(add, 1)
+        return h(x) + np.sum(x)
+""", select=["MS102", "MS103"])
+    assert codes_by_line(findings) == {26: ["MS102"]}  # np.sum(x), the true finding beside them
