@@ -594,7 +594,7 @@ def check_batchnorm_momentum(ctx: ModuleContext) -> Iterator[Finding]:
         if name not in _BATCHNORM_LAYERS:
             continue
         argument = _argument(call, "momentum", _BN_MOMENTUM_POSITION)
-        found = literal_of(argument, ctx.resolver)
+        found = _momentum_value(ctx, argument)
         momentum = found.number if found is not None else None
         if momentum is None or not 0 <= momentum < BN_MOMENTUM_THRESHOLD:
             continue
@@ -613,6 +613,20 @@ def check_batchnorm_momentum(ctx: ModuleContext) -> Iterator[Finding]:
                     f"PyTorch's {momentum} is MindSpore's momentum={round(1 - momentum, 6)}"),
             fix=fix,
         )
+
+
+def _momentum_value(ctx: ModuleContext, argument) -> Optional[Literal]:
+    """The momentum a BatchNorm gets: a literal or constant; for a parameter of the enclosing
+    function, the one value every call passes (its default where a call leaves it out, or when
+    nothing calls it); None when the calls are unknown (the class or function is passed around,
+    `block(...)` in a ResNet builder) or disagree."""
+    if argument is None or caller_values.parameter_of(argument) is None:
+        return literal_of(argument, ctx.resolver) if argument is not None else None
+    passed = caller_values.parameter_literals(argument, ctx.scope.call_sites, ctx.resolver)
+    if not passed or len({value.value for value in passed}) != 1:
+        return None
+    default = literal_of(argument, ctx.resolver)  # the default, with where it is written
+    return default if default is not None and default.value == passed[0].value else passed[0]
 
 
 _BN_USE_BATCH_STATISTICS_POSITION = 8  # nn.BatchNorm2d(num_features, eps, momentum, affine, 4 inits, use_batch_statistics)

@@ -177,3 +177,66 @@ def test_a_jit_input_one_call_passes_as_a_tensor_keeps_the_finding(tmp_path):
 def test_a_jit_function_nothing_calls_keeps_tensor_inputs(tmp_path):
     findings = _lint_access(tmp_path, "print('no calls')\n")
     assert places(findings) == {("pkg/access.py", 17, "MS201"), ("pkg/access.py", 21, "MS201")}
+
+
+BLOCKS = '''
+    from mindspore import nn
+
+
+    class Block(nn.Cell):
+        def __init__(self, c, momentum=0.1, training=None):
+            super().__init__()
+            self.bn = nn.BatchNorm2d(c, momentum=momentum, use_batch_statistics=training)
+
+        def construct(self, x):
+            return self.bn(x)
+'''
+
+
+def _lint_momentum(root, user):
+    write(root, {"pyproject.toml": PYPROJECT, "pkg/__init__.py": "", "pkg/blocks.py": BLOCKS, "pkg/net.py": user})
+    findings, _ = mslint(root, "--no-cache", "--select", "MS704", "pkg")
+    return findings
+
+
+def test_a_momentum_default_of_a_cell_class_passed_around_is_not_known(tmp_path):
+    # maskrcnn's ResNet builder: the class is handed over and built as block(c, training=...), so
+    # neither the momentum nor the flag that may freeze the statistics is known
+    user = '''
+        from mindspore import nn
+        from pkg.blocks import Block
+
+
+        class ResNet(nn.Cell):
+            def __init__(self, block, training):
+                super().__init__()
+                self.layer = block(4, training=training)
+
+            def construct(self, x):
+                return self.layer(x)
+
+
+        net = ResNet(Block, False)
+    '''
+    assert _lint_momentum(tmp_path, user) == []
+
+
+def test_a_momentum_default_every_call_leaves_is_reported_with_its_origin(tmp_path):
+    user = '''
+        from pkg.blocks import Block
+
+        layer = Block(4)
+    '''
+    findings = _lint_momentum(tmp_path, user)
+    assert places(findings) == {("pkg/blocks.py", 7, "MS704")}
+    assert findings[0]["message"].startswith("'nn.BatchNorm2d(..., momentum=0.1)' looks like PyTorch's momentum. "
+                                             "momentum=momentum is 0.1 (the default of the parameter 'momentum'")
+
+
+def test_a_momentum_every_call_overrides_with_mindsporess_value_is_not_reported(tmp_path):
+    user = '''
+        from pkg.blocks import Block
+
+        layer = Block(4, momentum=0.9)
+    '''
+    assert _lint_momentum(tmp_path, user) == []
