@@ -620,9 +620,10 @@ def _momentum_value(ctx: ModuleContext, argument) -> Optional[Literal]:
     function, the one value every call passes (its default where a call leaves it out, or when
     nothing calls it); None when the calls are unknown (the class or function is passed around,
     `block(...)` in a ResNet builder) or disagree."""
-    if argument is None or caller_values.parameter_of(argument) is None:
+    parameter = caller_values.parameter_of(argument) if argument is not None else None
+    if parameter is None:
         return literal_of(argument, ctx.resolver) if argument is not None else None
-    passed = caller_values.parameter_literals(argument, ctx.scope.call_sites, ctx.resolver)
+    passed = caller_values.passed_literals(*parameter, ctx.scope.call_sites, ctx.resolver)
     if not passed or len({value.value for value in passed}) != 1:
         return None
     default = literal_of(argument, ctx.resolver)  # the default, with where it is written

@@ -88,8 +88,7 @@ class ProgramModel:
         chosen = [p for p in self.programs if p.path in compiling]
         if not chosen or {p.path for p in programs} <= compiling or self.mixed_note(path) is None:
             return None
-        more = f" and {len(chosen) - 1} more" if len(chosen) > 1 else ""
-        return f"Compiled by {os.path.relpath(chosen[0].path, self.root)}{more}; not by PyNative programs"
+        return self._compiled_by(chosen)
 
     def mixed_note(self, path: str) -> Optional[str]:
         """'Compiled by graph_app/train.py; not by PyNative programs' when a PyNative-only program also reaches the
@@ -98,9 +97,12 @@ class ProgramModel:
         compiling = [p for p in programs if p.compiles_constructs]
         if not compiling or len(compiling) == len(programs):
             return None
-        first = compiling[0]
+        return self._compiled_by(compiling)
+
+    def _compiled_by(self, compiling: List[Program]) -> str:
+        """The note's one wording, for a module (mixed_note) and for a cell (note_for)."""
         more = f" and {len(compiling) - 1} more" if len(compiling) > 1 else ""
-        return f"Compiled by {os.path.relpath(first.path, self.root)}{more}; not by PyNative programs"
+        return f"Compiled by {os.path.relpath(compiling[0].path, self.root)}{more}; not by PyNative programs"
 
 
 def build_model(root: str, files: List[str], store: FactStore, read_text: Callable[[str], Optional[bytes]],
