@@ -60,3 +60,22 @@ def test_a_syntax_error_is_raised_to_every_reader(tmp_path):
     problem = runner.syntax_problem(path, "def broken(:\n    pass\n")
     assert (problem.code, problem.line) == ("MS001", 1)
     assert program_facts.parse(b"def broken(:\n    pass\n", path) is None
+
+
+def test_the_shared_tree_comes_in_the_shape_this_astroid_returns():
+    """astroid 4.0.x's `_parse_string` returns (tree, parser module), later ones the tree
+    alone; the builder unpacks what its own version returns (CI runs the oldest too)."""
+    def old_style(text, type_comments=True, modname=None):
+        return ast.parse(text), "the parser module"
+
+    def new_style(text, type_comments=True, modname=None):
+        return ast.parse(text)
+
+    text = "x = 1\n"
+    parsed.tree(text, keep=True)
+    shared = parsed.tree(text)
+    tree, parser_module = runner._shared_tree_parser(old_style)(text)
+    assert tree is shared and parser_module == "the parser module"
+    parsed.tree(text, keep=True)
+    shared = parsed.tree(text)
+    assert runner._shared_tree_parser(new_style)(text) is shared

@@ -191,13 +191,24 @@ def _lean_builder_class():
             from astroid import builder
 
             original = builder._parse_string
-            builder._parse_string = lambda text, type_comments=True, modname=None: parsed.take(text)
+            builder._parse_string = _shared_tree_parser(original)
             try:
                 return super()._data_build(data, modname, path)
             finally:
                 builder._parse_string = original
 
     return LeanBuilder
+
+
+def _shared_tree_parser(original):
+    """A stand-in for astroid's `builder._parse_string` that returns the shared tree, in the
+    shape this astroid returns: astroid 4.0.x returns (tree, parser module), later ones
+    return the tree alone (the probe parses an empty text once a build)."""
+    probe = original("")
+    if isinstance(probe, tuple):
+        parser_module = probe[1]  # the same operator tables whatever the text
+        return lambda text, type_comments=True, modname=None: (parsed.take(text), parser_module)
+    return lambda text, type_comments=True, modname=None: parsed.take(text)
 
 
 class _ModuleStore:
