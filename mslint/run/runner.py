@@ -502,7 +502,8 @@ def syntax_problem(path: str, source: str) -> Optional[Finding]:
 def _syntax_error(path: str, error) -> Finding:
     cause = getattr(error, "error", None)
     if not isinstance(cause, SyntaxError):  # CPython's parser itself gave up: MemoryError on very deep nesting
-        reason = f"Python's parser gave up ({type(cause).__name__}): the code is nested too deeply"
+        said = "the code is nested too deeply" if isinstance(cause, MemoryError) else str(cause)
+        reason = f"Python's parser gave up ({type(cause).__name__}): {said}"
         return Finding(SYNTAX_ERROR, path, 1, 0, None, None, f"cannot parse the file: {reason}")
     line = getattr(cause, "lineno", None) or 1
     column = max((getattr(cause, "offset", None) or 1) - 1, 0)
