@@ -15,6 +15,7 @@ from astroid import nodes
 
 from mslint.project import mindspore_names as msn
 from mslint.project import resolve
+from mslint.project.classes import is_class_method
 from mslint.analysis.context import ModuleContext
 from mslint.analysis import version_tests
 from mslint import fixes
@@ -397,7 +398,7 @@ def check_classmethod_in_graph(ctx: ModuleContext) -> Iterator[Finding]:
         if cls is None:
             continue
         method = ctx.classes.lookup_method(cls, func.attrname)
-        if method is None or method.type != "classmethod":
+        if method is None or not is_class_method(method):
             continue
         owner = method.parent.name if isinstance(method.parent, nodes.ClassDef) else cls.name
         yield ctx.finding(

@@ -241,6 +241,11 @@ def is_static_method(function) -> bool:
     return isinstance(function, nodes.FunctionDef) and "staticmethod" in decorator_names(function)
 
 
+def is_class_method(function) -> bool:
+    """(By decorator name, as is_instance_method.)"""
+    return isinstance(function, nodes.FunctionDef) and "classmethod" in decorator_names(function)
+
+
 def is_instance_method(function) -> bool:
     """A method whose first parameter is the instance: not a static or class method.
     (By decorator name: astroid's FunctionDef.type infers, which is slow on large projects.)"""
