@@ -395,3 +395,37 @@ def test_programs_and_related_locations_as_the_command_reports_them(tmp_path):
         assert list(await editor.diagnostics("apps/pyn_app/net.py", lambda found: True)) == []
 
     run(scenario, tmp_path)
+
+
+def test_a_fix_all_never_runs_beside_a_lint(monkeypatch, tmp_path):
+    """Fix-all and a lint share the runner's session (its module store): a fix-all asked for
+    while an edit's lint runs in the worker thread waits for it, and the other way round."""
+    import threading
+    import time
+
+    from mslint.fix import apply
+    from mslint.frontends import server as server_module
+
+    ls = server_module.MslintServer()
+    busy, overlaps = [], []
+
+    def working(name, result):
+        def run(*args, **kwargs):
+            if busy:
+                overlaps.append((busy[0], name))
+            busy.append(name)
+            time.sleep(0.2)
+            busy.remove(name)
+            return result(*args)
+        return run
+
+    monkeypatch.setattr(ls.linter, "lint", working("lint", lambda texts, outdated: {}))
+    monkeypatch.setattr(apply, "fixed_text", working("fix-all", lambda path, text, *rest: text + "# fixed\n"))
+    uri = path_to_uri(str(tmp_path / "net.py"))
+    lint = threading.Thread(target=ls.lint, args=({uri: "x = 1\n"},))
+    lint.start()
+    time.sleep(0.05)
+    action = server_module._fix_all_action(ls, uri, "x = 1\n")
+    lint.join()
+    assert overlaps == []
+    assert action is not None and action.kind == server_module.convert.FIX_ALL_KIND

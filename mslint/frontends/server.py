@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from typing import Dict, List, Optional, Tuple
 
 from mslint import __version__
@@ -59,6 +60,8 @@ class MslintServer(LanguageServer):
         self.pending: Optional[asyncio.TimerHandle] = None
         self.running: Optional[int] = None  # the generation of the run under way
         self._settled: Optional[asyncio.Event] = None
+        # a lint (in an executor thread) and a fix-all share the runner's session state: one at a time
+        self.analysis = threading.Lock()
 
     # -- documents ------------------------------------------------------------------------------
     def open_documents(self) -> Dict[str, Tuple[str, Optional[int]]]:
@@ -86,7 +89,8 @@ class MslintServer(LanguageServer):
         change made the run outdated before it finished."""
         paths = {convert.uri_to_path(uri): uri for uri in texts}
         outdated = (lambda: False) if generation is None else (lambda: generation != self.generation)
-        by_path = self.linter.lint({path: texts[uri] for path, uri in paths.items()}, outdated)
+        with self.analysis:
+            by_path = self.linter.lint({path: texts[uri] for path, uri in paths.items()}, outdated)
         if by_path is None:
             return None
         return {paths[path]: found for path, found in by_path.items()}
@@ -231,7 +235,12 @@ def build_server() -> "MslintServer":
                     lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix, convert.FIX_ALL_KIND]))
     async def code_actions(ls: MslintServer, params: lsp.CodeActionParams):
         await ls.up_to_date()  # edits are computed on the text the findings are for
-        return _code_actions(ls, params)
+        actions, fix_all = _code_actions(ls, params)
+        if fix_all is not None:  # off the event loop, and never beside a lint
+            action = await asyncio.get_running_loop().run_in_executor(None, _fix_all_action, ls, *fix_all)
+            if action is not None:
+                actions.append(action)
+        return actions
 
     @server.feature(lsp.TEXT_DOCUMENT_HOVER)
     async def hover(ls: MslintServer, params: lsp.HoverParams):
@@ -247,11 +256,13 @@ def build_server() -> "MslintServer":
     return server
 
 
-def _code_actions(ls: MslintServer, params: lsp.CodeActionParams) -> list:
+def _code_actions(ls: MslintServer, params: lsp.CodeActionParams) -> Tuple[list, Optional[Tuple[str, str]]]:
+    """The quick fixes and disable comments for the range, and (uri, text) when a fix-all
+    should be offered too (it is computed by _fix_all_action)."""
     uri = params.text_document.uri
     text = ls.open_documents().get(uri, (None, None))[0]
     if text is None:
-        return []
+        return [], None
     lines = convert.lines_of(text)
     only = params.context.only or []
     actions = []
@@ -269,19 +280,25 @@ def _code_actions(ls: MslintServer, params: lsp.CodeActionParams) -> list:
             actions.append(convert.disable_for_line(finding, uri, lines, diagnostic, encoding))
     wants_fix_all = not only or any(convert.FIX_ALL_KIND.startswith(kind) for kind in only)
     if wants_fix_all and any(f.fix is not None and f.fix.applicability == "safe" for f in ls.findings.get(uri, [])):
-        from mslint.fix.apply import fixed_text
+        return actions, (uri, text)
+    return actions, None
 
-        path = convert.uri_to_path(uri)
-        try:
+
+def _fix_all_action(ls: MslintServer, uri: str, text: str) -> Optional["lsp.CodeAction"]:
+    """The whole-file safe fixes as one action, or None when they change nothing."""
+    from mslint.fix.apply import fixed_text
+
+    path = convert.uri_to_path(uri)
+    try:
+        with ls.analysis:
             after = fixed_text(path, text, config_module.PerFile(), unsafe=False)
-        except Exception:  # noqa: BLE001 - no fix-all then, and the server keeps serving
-            log.exception("fix-all failed")
-            after = text
-        if after != text:
-            actions.append(lsp.CodeAction(title="Fix all mslint problems in file (safe fixes)",
-                                          kind=convert.FIX_ALL_KIND,
-                                          edit=convert.whole_document_edit(uri, text, after, encoding)))
-    return actions
+    except Exception:  # noqa: BLE001 - no fix-all then, and the server keeps serving
+        log.exception("fix-all failed")
+        return None
+    if after == text:
+        return None
+    return lsp.CodeAction(title="Fix all mslint problems in file (safe fixes)", kind=convert.FIX_ALL_KIND,
+                          edit=convert.whole_document_edit(uri, text, after, ls.encoding))
 
 
 def main(argv: Optional[List[str]] = None) -> int:
