@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -208,7 +209,7 @@ def test_grad_operation_and_partial_are_followed_from_jit_code(tmp_path):
 
 def test_show_settings_lists_the_programs_that_reach_a_file(tmp_path):
     two_programs(tmp_path)
-    result = subprocess.run(["python", "-m", "mslint", "--show-settings", "graph_app/net.py"], cwd=tmp_path,
+    result = subprocess.run([sys.executable, "-m", "mslint", "--show-settings", "graph_app/net.py"], cwd=tmp_path,
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert "graph_app/train.py (__main__ block): GRAPH" in result.stdout
