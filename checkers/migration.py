@@ -147,6 +147,19 @@ TUPLE_PADDING_ERRORS = {
     "Conv3dTranspose": "ValueError: For 'Conv3dTranspose', the 'padding size' must be int and must = 6, but got "
                        "'{n}' with type 'int'.",
 }
+# What each layer raises for a list padding, whatever its size and pad_mode (2.10; test_migration.py).
+LIST_PADDING_ERRORS = {
+    "Conv1d": "TypeError: For 'Conv1d', the type of 'padding' should be 'int', but got type 'list'.",
+    "Conv2d": "TypeError: For 'Conv2d', the type of 'padding' must be int or tuple(int), but got list.",
+    "Conv3d": "TypeError: For 'Conv3d', the type of 'padding' should be one of '['int', 'tuple']', but got type "
+              "'list'.",
+    "Conv1dTranspose": "TypeError: For 'Conv1dTranspose', the type of 'padding' should be 'int', but got type "
+                       "'list'.",
+    "Conv2dTranspose": "TypeError: For 'Conv2dTranspose', the type of 'padding' should be one of '['int', 'tuple']', "
+                       "but got type 'list'.",
+    "Conv3dTranspose": "TypeError: For 'Conv3dTranspose', the type of 'padding' should be one of '['int', 'tuple']', "
+                       "but got type 'list'.",
+}
 _BATCHNORM_LAYERS = frozenset({"BatchNorm1d", "BatchNorm2d", "BatchNorm3d"})
 _BN_MOMENTUM_POSITION = 2
 # MindSpore cells (mindspore.nn and mindspore.mint.nn) that own Parameters.
@@ -348,6 +361,10 @@ def check_conv_padding(ctx: ModuleContext) -> Iterator[Finding]:
                         f"Write padding={positional.as_string()}, pad_mode=\"pad\""),
             )
             continue
+        listed = _argument(call, "padding", _CONV_LAYERS[name][1])
+        if isinstance(listed, nodes.List) and not any(isinstance(e, nodes.Starred) for e in listed.elts):
+            yield ctx.finding(CONV_PADDING, call, _list_padding_message(call, name, listed))
+            continue
         wrong_size = _tuple_padding_of_wrong_size(call, name)
         if wrong_size is not None:
             yield ctx.finding(CONV_PADDING, call, _tuple_padding_message(call, name, wrong_size))
@@ -386,19 +403,44 @@ def _tuple_padding_of_wrong_size(call: nodes.Call, name: str) -> Optional[nodes.
     return padding if wanted == 1 or len(padding.elts) != wanted else None
 
 
+def _list_padding_message(call: nodes.Call, name: str, padding: nodes.List) -> str:
+    wanted, given = TUPLE_PADDING_SIZES[name], len(padding.elts)
+    takes = "an int" if wanted == 1 else "an int or a tuple"
+    if wanted != 1 and given == wanted and not _is_zero(padding):
+        values = ", ".join(e.as_string() for e in padding.elts)
+        hint = f"Write padding=({values}){_with_pad_mode(call, name)}"
+    else:
+        hint = _padding_hint(call, name, padding)
+    return compose(f"'{_layer(call)}' gets padding={shown(padding, 30)}, a list; it takes {takes}",
+                   f"Construction fails whatever pad_mode is ({LIST_PADDING_ERRORS[name]})", hint)
+
+
+def _with_pad_mode(call: nodes.Call, name: str) -> str:
+    """', pad_mode="pad"' unless the call already says so."""
+    pad_mode = _argument(call, "pad_mode", _CONV_LAYERS[name][0])
+    return "" if isinstance(pad_mode, nodes.Const) and str(pad_mode.value).lower() == "pad" else ', pad_mode="pad"'
+
+
 def _tuple_padding_message(call: nodes.Call, name: str, padding: nodes.Tuple) -> str:
     wanted, given = TUPLE_PADDING_SIZES[name], len(padding.elts)
-    pad_mode = _argument(call, "pad_mode", _CONV_LAYERS[name][0])
-    with_mode = "" if isinstance(pad_mode, nodes.Const) and str(pad_mode.value).lower() == "pad" \
-        else ', pad_mode="pad"'
-    values = [e.as_string() for e in padding.elts]
     if wanted == 1:
         takes = f"'{_layer(call)}' gets padding={shown(padding, 30)}, a tuple; the 1-D layers take an int"
+    else:
+        takes = f"'{_layer(call)}' gets padding={shown(padding, 30)}, {given} values; it takes {wanted}"
+    return compose(takes, f"Construction fails whatever pad_mode is "
+                          f"({TUPLE_PADDING_ERRORS[name].format(n=given)})", _padding_hint(call, name, padding))
+
+
+def _padding_hint(call: nodes.Call, name: str, padding) -> str:
+    """A padding this layer builds with, for a tuple or list of `padding`'s values."""
+    wanted, given = TUPLE_PADDING_SIZES[name], len(padding.elts)
+    with_mode = _with_pad_mode(call, name)
+    values = [e.as_string() for e in padding.elts]
+    if wanted == 1:
         hint = f"Write padding={values[0]}{with_mode}" if given == 1 else \
             "Give one int" + (' and pad_mode="pad"' if with_mode else "")
     else:
         sides = "top, bottom, left, right" if wanted == 4 else "head, tail, top, bottom, left, right"
-        takes = f"'{_layer(call)}' gets padding={shown(padding, 30)}, {given} values; it takes {wanted}"
         if _is_zero(padding):
             hint = "Leave padding out: it is all zero"
         elif given * 2 == wanted:  # PyTorch's one value per dimension: each side of that dimension
@@ -407,8 +449,7 @@ def _tuple_padding_message(call: nodes.Call, name: str, padding: nodes.Tuple) ->
                     f"(MindSpore's order: {sides})")
         else:
             hint = f"Give {wanted} values ({sides})" + (' and pad_mode="pad"' if with_mode else "")
-    return compose(takes, f"Construction fails whatever pad_mode is "
-                          f"({TUPLE_PADDING_ERRORS[name].format(n=given)})", hint)
+    return hint
 
 
 def _pad_mode_fix(ctx: ModuleContext, call: nodes.Call, pad_mode) -> fixes.Fix:

@@ -204,6 +204,59 @@ def test_tuple_padding_errors_and_the_suggested_padding_are_mindspores(tmp_path)
     assert found["2d shape"] == [1, 1, 4, 2] and found["3d shape"] == [1, 1, 4, 2, 8]
 
 
+LIST_PADDING = """
+from mindspore import nn
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Conv2d(3, 12, 3, padding=[1, 1, 0, 0], pad_mode="pad")
+        self.b = nn.Conv2d(3, 12, 3, padding=[1, 0])
+        self.c = nn.Conv1d(3, 12, 3, padding=[1])
+        self.d = nn.Conv3dTranspose(3, 12, 3, padding=[0, 0, 0, 0, 0, 0])
+        self.e = nn.Conv2d(3, 12, 3, padding=(1, 1, 0, 0), pad_mode="pad")
+"""
+
+
+def test_list_padding_quotes_the_type_error_and_writes_a_tuple(project):
+    # MindSpore 2.10 takes an int or a tuple: a list fails whatever its size and pad_mode
+    findings = only(project.lint_source(LIST_PADDING, select=["MS701"]), "MS701")
+    assert [f.line for f in findings] == [7, 8, 9, 10]
+    a, b, c, d = (finding.message for finding in findings)
+    assert a == ("'nn.Conv2d' gets padding=[1, 1, 0, 0], a list; it takes an int or a tuple. Construction fails "
+                 "whatever pad_mode is (TypeError: For 'Conv2d', the type of 'padding' must be int or tuple(int), "
+                 "but got list.). Write padding=(1, 1, 0, 0).")
+    assert b.endswith("Write padding=(1, 1, 0, 0), pad_mode=\"pad\", which pads as PyTorch's [1, 0] does "
+                      "(MindSpore's order: top, bottom, left, right).")
+    assert "it takes an int." in c and "but got type 'list'" in c and c.endswith("Write padding=1, pad_mode=\"pad\".")
+    assert d.endswith("Leave padding out: it is all zero.")
+    assert all(finding.fix is None for finding in findings)
+
+
+@pytest.mark.mindspore
+@pytest.mark.skipif(importlib.util.find_spec("mindspore") is None, reason="needs the mindspore extra")
+def test_list_padding_errors_and_the_suggested_tuples_are_mindspores(tmp_path):
+    from mslint.checkers.migration import LIST_PADDING_ERRORS
+
+    program = (
+        "import json\nfrom mindspore import nn\nfound = {}\n"
+        f"for name in {sorted(LIST_PADDING_ERRORS)!r}:\n"
+        "    size = {'Conv1d': 1, 'Conv1dTranspose': 1, 'Conv3d': 6, 'Conv3dTranspose': 6}.get(name, 4)\n"
+        "    for padding, mode in (([1] * size, 'pad'), ([1, 0], 'same')):\n"
+        "        try:\n            getattr(nn, name)(1, 1, 3, padding=padding, pad_mode=mode)\n"
+        "            found[name + ' ' + mode] = 'built'\n"
+        "        except (TypeError, ValueError) as error:\n"
+        "            found[name + ' ' + mode] = type(error).__name__ + ': ' + str(error)\n"
+        "nn.Conv2d(3, 12, 3, padding=(1, 1, 0, 0), pad_mode='pad')\n"
+        "nn.Conv1d(3, 12, 3, padding=1, pad_mode='pad')\n"
+        "nn.Conv3dTranspose(3, 12, 3)\n"
+        "print(json.dumps(found))\n")
+    found = _printed_json(tmp_path, program)
+    for name, error in LIST_PADDING_ERRORS.items():
+        assert found[f"{name} pad"] == error and found[f"{name} same"] == error, name
+
+
 # -- MS702 conv-implicit-same-padding ---------------------------------------------------------
 def test_conv_without_pad_mode_is_an_opt_in_hint(project):
     source = """
