@@ -367,6 +367,31 @@ class Net(nn.Cell):
     assert "dynamic output shape" in findings[0].message and findings[0].message.startswith("topk's k, 'k', is computed")
 
 
+def test_a_sharded_primitive_is_still_the_primitive(project):
+    # heldout3 (zidongtaichu's beam search): `P.TopK(sorted=True).shard(...)` returns the primitive
+    # itself on 2.10, so its call's k is its second argument, not the input (a constant k here)
+    findings = lint(project, """
+from mindspore.ops import operations as P
+
+
+class Decoder(nn.Cell):
+    def __init__(self, k=4):
+        super().__init__()
+        self.k = k
+        self.reshape = P.Reshape()
+        self.add = P.Add().shard(((1, 1), ()))
+        self.topk = P.TopK(sorted=True).shard(((1, 1),))
+        self.top = P.TopK().add_prim_attr("primitive_target", "CPU")
+
+    def construct(self, x, n):
+        flat = self.reshape(x, (2, -1))
+        values, _ = self.topk(flat, self.k)
+        picked, _ = self.top(flat, (n > 0).sum())
+        return values, picked, self.add(n, 1)
+""", "MS402")
+    assert lines(findings) == [20] and findings[0].message.startswith("topk's k, '(n > 0).sum()', is computed")
+
+
 def test_topk_spellings(project):
     findings = lint(project, """
 from mindspore.ops import operations as P
@@ -1097,3 +1122,43 @@ for kind in ("assignment", "read"):
 """
     shapes, result = probe_shapes(tmp_path, program)
     assert shapes == {"assignment": "static", "read": "dynamic"}, result.stdout + result.stderr[-2000:]
+
+
+@pytest.mark.mindspore
+@pytest.mark.skipif(importlib.util.find_spec("mindspore") is None, reason="needs the mindspore extra")
+def test_mindspore_primitive_setters_return_the_primitive(tmp_path):
+    # the fact behind test_a_sharded_primitive_is_still_the_primitive: each setter the analysis
+    # reads through returns the primitive itself, so a sharded TopK keeps a constant k
+    from mslint.analysis.lattice import PRIMITIVE_SETTERS
+
+    arguments = {"shard": "(((1, 1),),)", "add_prim_attr": "('a', 1)", "del_prim_attr": "('a',)",
+                 "set_device": "('CPU',)", "recompute": "()", "set_prim_instance_name": "('x',)", "set_stage": "(0,)"}
+    assert set(arguments) == PRIMITIVE_SETTERS
+    program = HEADER + f"""\
+import numpy as np
+from mindspore.ops import operations as P
+
+for name, arguments in {sorted(arguments.items())!r}:
+    primitive = P.TopK(sorted=True)
+    primitive.add_prim_attr('a', 0)
+    print(name, "static" if getattr(primitive, name)(*eval(arguments)) is primitive else "dynamic")
+
+
+class Decoder(nn.Cell):
+    def __init__(self, k=4):
+        super().__init__()
+        self.k = k
+        self.topk = P.TopK(sorted=True).shard(((1, 1),))
+
+    def construct(self, x):
+        values, _ = self.topk(ops.reshape(x, (2, -1)), self.k)
+        return ops.isconstant(values.shape)
+
+
+ms.set_context(mode=ms.GRAPH_MODE)
+print("sharded topk", "static" if Decoder()(Tensor(np.ones((2, 8), np.float32))) else "dynamic")
+"""
+    shapes, result = probe_shapes(tmp_path, program)
+    expected = {name: "static" for name in arguments}
+    expected["sharded topk"] = "static"
+    assert shapes == expected, result.stdout + result.stderr[-2000:]

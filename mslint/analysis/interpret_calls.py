@@ -13,8 +13,8 @@ from mslint.project import mindspore_names as msn
 from mslint.project import resolve
 from mslint.project.classes import call_arguments, is_static_method
 from mslint.analysis.lattice import (CONST, DYNAMIC_SCALAR, DYNAMIC_SHAPE_OPS, DYNAMIC_SHAPE_PRIMITIVES,
-                                     FunctionValues, HOST, Kind, MAX_INLINE_DEPTH, OPAQUE, SHAPE, SHARED, UNKNOWN,
-                                     VAR_TENSOR, Value, _BOOL_DTYPES, _BOOL_METHODS, _BOOL_PRIMITIVES,
+                                     FunctionValues, HOST, Kind, MAX_INLINE_DEPTH, OPAQUE, PRIMITIVE_SETTERS, SHAPE,
+                                     SHARED, UNKNOWN, VAR_TENSOR, Value, _BOOL_DTYPES, _BOOL_METHODS, _BOOL_PRIMITIVES,
                                      _CONST_BUILTINS, _ENTRY_READS, _FILLING_METHODS, _FILLING_OPS, _HOST_TAGS,
                                      _LAYOUT_OPS, _NUMPY_ARRAY_BUILDERS, _NUMPY_ARRAY_CLASSES, _OPAQUE_TAGS,
                                      _RANDOM_OPS, _SCALAR_REDUCTIONS, _SHAPE_NAMES, _SIZE_METHODS, _STATIC_METHODS,
@@ -295,6 +295,8 @@ class CallInterpreter:
             if receiver.has("dynamic") and name in _SIZE_METHODS:
                 return DYNAMIC_SCALAR
             return SHAPE if name in _SHAPE_NAMES else CONST
+        if receiver.has("primitive") and name in PRIMITIVE_SETTERS:
+            return receiver  # the same primitive, configured
         if receiver.has("cell") or receiver.has("primitive"):
             return Value(Kind(arg_kind), frozenset({"tensor"}))
         if isinstance(receiver.node, nodes.ClassDef) and not receiver.has("tensor"):

@@ -359,6 +359,9 @@ _FILLING_METHODS = frozenset({"append", "extend", "insert", "add", "update", "se
 # Reads of a dict's entries: on a value taken for a tensor they hold what its subscript would
 # (`e.get("extra")` as `e["extra"]`, an input's part); its keys are no tensor, and show it is a dict.
 _ENTRY_READS = frozenset({"get", "values", "items", "pop", "setdefault"})
+# Primitive methods that configure the primitive and return it (`P.TopK().shard(...)`; 2.10 returns self).
+PRIMITIVE_SETTERS = frozenset({"shard", "add_prim_attr", "del_prim_attr", "set_device", "recompute",
+                               "set_prim_instance_name", "set_stage"})
 _CONST_BUILTINS = frozenset({"len", "isinstance", "issubclass", "range", "type", "hasattr", "getattr", "callable", "id"})
 
 
