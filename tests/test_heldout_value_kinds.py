@@ -185,6 +185,75 @@ def test_a_held_sub_cell_in_library_code_is_still_checked(tmp_path):
     assert places(findings) == {("pkg/model.py", 7, "MS101")}
 
 
+# batch 3's tuning half: the holder is a Metric, and the module's own __main__ block runs the cell
+METRICS = '''
+    import mindspore as ms
+    from scipy.stats import spearmanr
+
+
+    class Spearman(ms.nn.Cell):
+        def construct(self, pred, gt):
+            return spearmanr(pred.asnumpy(), gt.asnumpy())[0]
+
+
+    class Correlation(ms.train.Metric):
+        def __init__(self):
+            super().__init__()
+            self.srcc = Spearman()
+
+        def clear(self):
+            pass
+
+        def update(self, *inputs):
+            {update}
+
+        def eval(self):
+            return 0.0
+
+
+    if __name__ == "__main__":
+        {mode}
+        print(Spearman()(ms.Tensor([1.0, 2.0]), ms.Tensor([2.0, 1.0])))
+'''
+
+GRAPH_TRAIN = '''
+    import mindspore as ms
+    from pkg.metrics import Correlation
+
+    if __name__ == "__main__":
+        ms.set_context(mode=ms.GRAPH_MODE)
+        metric = Correlation()
+        {use}
+'''
+
+
+def _metric_project(root, update="pass", mode="pass", use="print(metric)"):
+    write(root, {"pyproject.toml": "[project]\nname = 'example'\n", "pkg/__init__.py": "",
+                 "pkg/metrics.py": METRICS.replace("{update}", update).replace("{mode}", mode),
+                 "train.py": GRAPH_TRAIN.replace("{use}", use)})
+
+
+def test_a_cell_a_metric_holds_and_a_pynative_main_block_runs_is_not_compiled_by_the_graph_program(tmp_path):
+    _metric_project(tmp_path)
+    findings, result = mslint(tmp_path, "--no-cache", ".")
+    assert findings == []
+    assert "2 more findings withheld" in result.stderr
+
+
+def test_a_cell_the_metric_calls_is_compiled_by_the_program_that_updates_it(tmp_path):
+    _metric_project(tmp_path, update="return self.srcc(*inputs)", use="metric.update(ms.Tensor([1.0]), ms.Tensor([2.0]))")
+    findings, _ = mslint(tmp_path, "--no-cache", ".")
+    assert places(findings) == {("pkg/metrics.py", 7, "MS101")}
+    assert all("Compiled by train.py; not by PyNative programs." in f["message"] for f in findings)
+
+
+def test_a_main_block_that_sets_graph_mode_compiles_the_cell_it_runs(tmp_path):
+    _metric_project(tmp_path, mode="ms.set_context(mode=ms.GRAPH_MODE)")
+    findings, _ = mslint(tmp_path, "--no-cache", ".")
+    assert places(findings) == {("pkg/metrics.py", 7, "MS101")}
+    assert all("Compiled by" not in f["message"] for f in findings)  # every program that reaches it is GRAPH
+
+
 # -- class 2: an input every parent passes as a Python int is not a tensor --------------------
 CHILDREN = '''
     import math

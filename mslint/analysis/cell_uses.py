@@ -6,8 +6,9 @@ that a parent merely holds (`self.loss = Loss()` in `__init__`, never called in 
 not compiled with that parent.  This module finds, with a text search first and astroid only on
 the modules that name the class:
 
-- the holdings: `self.<attribute> = Cell(...)` in a parent Cell's `__init__`, with the calls of
-  `self.<attribute>(...)` in the parent's other methods;
+- the holdings: `self.<attribute> = Cell(...)` in a parent class's `__init__`, with the calls of
+  `self.<attribute>(...)` in the parent's other methods.  The parent is usually a Cell, but may be
+  any class (a `Metric`, a trainer): its calls of the cell run wherever the parent is used;
 - every other use of the class (a program builds it, a factory returns it, a list holds it):
   the programs that reach that module may compile it.
 
@@ -34,7 +35,7 @@ MAX_DEPTH = 6  # parents followed up from a cell
 
 @dataclass
 class Holding:
-    """A parent Cell that stores an instance of the cell in `self.<attribute>` in its __init__."""
+    """A parent class (usually a Cell) that stores an instance of the cell in `self.<attribute>` in its __init__."""
 
     parent: nodes.ClassDef
     attribute: str
@@ -47,10 +48,13 @@ class Uses:
     holdings: List[Holding]
     other_modules: Set[str]  # modules that use the class some other way (build it, pass it, call net.<attribute>)
     outside: Optional[Set[str]] = None  # modules calling a holding's attribute from outside the parent (lazily)
+    # modules whose only other uses sit in their `if __name__ == "__main__":` block: those run only
+    # when the module is itself the program, not when another program imports it
+    main_blocks: Set[str] = field(default_factory=set)
 
     @property
     def held_only(self) -> bool:
-        return bool(self.holdings) and not self.other_modules
+        return bool(self.holdings) and not self.other_modules and not self.main_blocks
 
 
 class CellUses:
@@ -81,6 +85,8 @@ class CellUses:
         found: Set[str] = set()
         for module in uses.other_modules | self.outside_calls(uses):
             found |= {p.path for p in model.compiling_programs(module)}
+        for module in uses.main_blocks - uses.other_modules:
+            found |= {p.path for p in model.compiling_programs(module) if p.path == module}
         for holding in uses.holdings:
             if not holding.calls and not holding.other_reads:
                 continue  # held, never called: compiled with no parent
@@ -100,15 +106,18 @@ class CellUses:
             return None
         holdings: List[Holding] = []
         other: Set[str] = set(sites.named_in)
+        main_blocks: Set[str] = set()
         for call in sites.calls:
             holding = self._holding(call)
-            if holding is None:
-                other.add(os.path.abspath(call.root().file or ""))
-            else:
+            if holding is not None:
                 holdings.append(holding)
-        if not holdings and not other:
+            elif _in_main_block(call):
+                main_blocks.add(os.path.abspath(call.root().file or ""))
+            else:
+                other.add(os.path.abspath(call.root().file or ""))
+        if not holdings and not other and not main_blocks:
             return None
-        return Uses(holdings, other)
+        return Uses(holdings, other, main_blocks=main_blocks)
 
     def held_only(self, uses: Uses) -> bool:
         """Every use is a parent that holds the cell and calls it only as `self.<attribute>(...)`."""
@@ -124,7 +133,7 @@ class CellUses:
         return uses.outside
 
     def _holding(self, call: nodes.Call) -> Optional[Holding]:
-        """`self.<attribute> = Cell(...)` in a Cell's __init__, with the parent's uses of the attribute."""
+        """`self.<attribute> = Cell(...)` in a class's __init__, with the parent's uses of the attribute."""
         assign = call.parent
         if not isinstance(assign, nodes.Assign) or len(assign.targets) != 1:
             return None
@@ -134,7 +143,7 @@ class CellUses:
             return None
         init = assign.scope()
         parent = init.parent if isinstance(init, nodes.FunctionDef) and init.name == "__init__" else None
-        if not isinstance(parent, nodes.ClassDef) or not self.classes.is_cell(parent):
+        if not isinstance(parent, nodes.ClassDef):
             return None
         holding = Holding(parent, target.attrname)
         for node in mentions(parent.root(), holding.attribute):
@@ -175,6 +184,21 @@ class CellUses:
                 found.add(os.path.abspath(path))
                 break
         return found
+
+
+def _in_main_block(node) -> bool:
+    """Whether `node` sits in a module-level `if __name__ == "__main__":` block."""
+    statement = node.statement()
+    while not isinstance(statement.parent, nodes.Module):
+        if statement.parent is None:
+            return False
+        statement = statement.parent.statement()
+    test = statement.test if isinstance(statement, nodes.If) else None
+    if not (isinstance(test, nodes.Compare) and len(test.ops) == 1 and test.ops[0][0] == "=="):
+        return False
+    sides = [test.left, test.ops[0][1]]
+    return any(isinstance(side, nodes.Name) and side.name == "__name__" for side in sides) and any(
+        isinstance(side, nodes.Const) and side.value == "__main__" for side in sides)
 
 
 def _inside(node, klass: nodes.ClassDef) -> bool:
