@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from dataclasses import replace
 
-from typing import Iterator, Optional
+from typing import Dict, Iterator, Optional
 
 from astroid import Context, nodes
 
@@ -596,27 +596,41 @@ def _constexpr_frozen_calls(ctx: ModuleContext):
 
 
 def _frozen_in_constexpr(ctx: ModuleContext) -> Iterator[Finding]:
-    for inner, chain, helper, call, gf, qualname in _constexpr_frozen_calls(ctx):
+    # one finding per place: the draws of a helper in another module are all reported at the graph
+    # call, which names the first of them (in source order) and counts the others
+    by_place: Dict[nodes.NodeNG, list] = {}
+    for found in _constexpr_frozen_calls(ctx):
+        inner, chain, helper, call = found[:4]
         here = helper.root() is ctx.module
         # in this module, the deepest place on the way to the draw (the draw, or the call that leaves the
         # module); none when the whole way lies in another module (a helper file reached from this one)
         shown_at = next((node for node in [inner] + [hop for hop, _ in reversed(chain)] + [call]
                          if node.root() is ctx.module), call)
-        where = f"line {call.lineno}" if here else f"{gf.display}, line {call.lineno}"
-        if chain:  # in a project helper the @constexpr function calls
-            hops = " -> ".join([helper.name] + [_hop_text(ctx, hop, callee) for hop, callee in chain])
-            found_in = f"in '{chain[-1][1].name}', which the @constexpr function '{helper.name}' calls,"
-            reach = f"Reach: {hops}; called from graph code, {where}"
-        else:
-            found_in = f"in the @constexpr function '{helper.name}'"
-            reach = f"Called from graph code, {where}"
-        yield ctx.finding(
-            FROZEN_CALL, shown_at if here else call,
-            compose(f"{_named(inner, qualname)} {found_in} runs once, at compile time",
-                    "MindSpore evaluates the function while it compiles: every run of the compiled graph sees the "
-                    "same value", _frozen_hint(qualname), reach),
-            None if here else gf,
-        )
+        by_place.setdefault(shown_at if here else call, []).append(found)
+    for place, draws in by_place.items():
+        draws.sort(key=lambda found: (found[0].root().file or "", found[0].lineno, found[0].col_offset))
+        yield _frozen_in_constexpr_finding(ctx, place, draws[0], len(draws) - 1)
+
+
+def _frozen_in_constexpr_finding(ctx: ModuleContext, place, found, others: int) -> Finding:
+    inner, chain, helper, call, gf, qualname = found
+    here = helper.root() is ctx.module
+    where = f"line {call.lineno}" if here else f"{gf.display}, line {call.lineno}"
+    if chain:  # in a project helper the @constexpr function calls
+        hops = " -> ".join([helper.name] + [_hop_text(ctx, hop, callee) for hop, callee in chain])
+        found_in = f"in '{chain[-1][1].name}', which the @constexpr function '{helper.name}' calls,"
+        reach = f"Reach: {hops}; called from graph code, {where}"
+    else:
+        found_in = f"in the @constexpr function '{helper.name}'"
+        reach = f"Called from graph code, {where}"
+    more = f" ({others} more draw{'s' if others > 1 else ''} there too)" if others else ""
+    return ctx.finding(
+        FROZEN_CALL, place,
+        compose(f"{_named(inner, qualname)} {found_in}{more} runs once, at compile time",
+                "MindSpore evaluates the function while it compiles: every run of the compiled graph sees the "
+                "same value", _frozen_hint(qualname), reach),
+        None if here else gf,
+    )
 
 
 def _hop_text(ctx: ModuleContext, call: nodes.Call, callee: nodes.FunctionDef) -> str:

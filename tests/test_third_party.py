@@ -1031,3 +1031,36 @@ class Other(nn.Cell):
         return h(x) + np.sum(x)
 """, select=["MS102", "MS103"])
     assert codes_by_line(findings) == {26: ["MS102"]}  # np.sum(x), the true finding beside them
+
+
+def test_the_draws_of_a_constexpr_function_in_another_module_are_one_finding_at_the_call(project):
+    # batch 3's tuning half (a GAN's noise helper): three draws, one per noise type, all reported
+    # at the one graph call; the finding names the first in source order and counts the others
+    project.write("pkg/__init__.py", "")
+    project.write("pkg/noise.py", '''
+        import numpy as np
+        from mindspore import Tensor
+        from mindspore.ops import constexpr
+
+
+        @constexpr(reuse_result=False)
+        def make_noise(shape, kind="normal"):
+            if kind == "normal":
+                return Tensor(np.random.normal(size=shape).astype("float32"))
+            if kind == "bernoulli":
+                return Tensor(np.random.binomial(1, 0.5, size=shape).astype("float32"))
+            return Tensor(np.random.uniform(0, 1, size=shape).astype("float32"))
+    ''')
+    project.write("pkg/net.py", '''
+        from mindspore import nn
+        from pkg import noise
+
+
+        class Gen(nn.Cell):
+            def construct(self, x):
+                return x + noise.make_noise(x.shape)
+    ''')
+    findings = [f for f in project.lint("pkg/net.py") if f.code == "MS104"]
+    assert [(f.line, f.column) for f in findings] == [(7, 19)]
+    assert findings[0].message.startswith("'np.random.normal' (numpy.random.normal) in the @constexpr function "
+                                          "'make_noise' (2 more draws there too) runs once, at compile time.")
