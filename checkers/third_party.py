@@ -319,6 +319,9 @@ _MINDSPORE_DTYPES = frozenset({
     "uint64", "bool_", "complex64", "complex128", "float_", "int_", "uint", "half", "single", "double"})
 
 
+# Debugger entry points: nothing to hoist, the call itself is the mistake (tests/test_third_party.py runs pdb's on 2.10).
+DEBUGGER_CALLS = frozenset({"pdb.set_trace", "ipdb.set_trace", "pudb.set_trace"})
+
 _STRICT_FAILS = "STRICT fails ('the inputs should be constant, but found variable')"
 
 
@@ -339,6 +342,16 @@ def check_call_in_graph(ctx: ModuleContext) -> Iterator[Finding]:
             continue  # NumPy raises (TypeError: Cannot interpret 'mindspore.float32' as a data type): nothing is folded
         if call in mixed or _argument_of(call) in on_tensors:
             continue  # its result meets a graph tensor: MS102 reports that operator or call, one finding for one problem
+        if qualname in DEBUGGER_CALLS:
+            yield ctx.finding(
+                CALL_IN_GRAPH, call,
+                compose(f"{_named(call, qualname)} in graph code stops once, while MindSpore compiles, not when the "
+                        "graph runs",
+                        "MindSpore calls it during compilation (STRICT and LAX); later calls of the graph never stop "
+                        "there", "Remove it; to step through the code, run it in PyNative mode"),
+                gf,
+            )
+            continue
         kind, source = _shape_source(ctx, call, gf)
         op = " / ".join(r for r in replacements_for(qualname) if r.startswith("mindspore.ops.")) or "the MindSpore op"
         if qualname.rsplit(".", 1)[-1] in _MINT_BUILDERS and op != "the MindSpore op":

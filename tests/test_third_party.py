@@ -1064,3 +1064,49 @@ def test_the_draws_of_a_constexpr_function_in_another_module_are_one_finding_at_
     assert [(f.line, f.column) for f in findings] == [(7, 19)]
     assert findings[0].message.startswith("'np.random.normal' (numpy.random.normal) in the @constexpr function "
                                           "'make_noise' (2 more draws there too) runs once, at compile time.")
+
+
+DEBUGGER = """
+import sys
+import pdb
+import numpy as np
+import mindspore as ms
+from mindspore import nn, Tensor
+
+
+class Net(nn.Cell):
+    def construct(self, x):
+        pdb.set_trace()
+        return x * 2
+"""
+
+
+def test_a_debugger_call_in_graph_code_is_reported_as_one_with_its_own_advice(project):
+    findings = only(project.lint_source(DEBUGGER, select=["MS103"]), "MS103")
+    assert [f.line for f in findings] == [10]
+    assert findings[0].message == (
+        "'pdb.set_trace' in graph code stops once, while MindSpore compiles, not when the graph runs. MindSpore "
+        "calls it during compilation (STRICT and LAX); later calls of the graph never stop there. Remove it; to "
+        "step through the code, run it in PyNative mode.")
+
+
+@pytest.mark.mindspore
+@pytest.mark.parametrize("level", ["STRICT", "LAX"])
+def test_mindspore_stops_at_pdb_once_while_compiling(tmp_path, level):
+    import importlib.util
+    import subprocess
+    import sys
+
+    if importlib.util.find_spec("mindspore") is None:
+        pytest.skip("MindSpore is not installed")
+    (tmp_path / "claim.py").write_text(DEBUGGER + f"""
+ms.set_context(mode=ms.GRAPH_MODE, jit_syntax_level=ms.{level})
+net = Net()
+for _ in range(3):
+    net(Tensor(np.ones(2, np.float32)))
+print("outcome ran 3 calls")
+""")
+    done = subprocess.run([sys.executable, "claim.py"], input="c\n" * 4, capture_output=True, text=True,
+                          cwd=tmp_path, timeout=600)
+    assert "outcome ran 3 calls" in done.stdout, done.stdout + done.stderr[-2000:]
+    assert done.stdout.count("(Pdb)") == 1
