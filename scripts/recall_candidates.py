@@ -8,6 +8,12 @@
     # a later stage: more candidates of one group, appended to the sample
     python scripts/recall_candidates.py ... --match statement --sample-add sample.json \\
         --extra 'mindone:MS4:not-slices=^(?!slice non-constant bound)' mindcv ... mindone
+    # issue 30's forms on the practice corpus, per pattern (benchmarks/review/recall-30.json)
+    python scripts/recall_candidates.py --src /work/corpus --out candidates.json --only-patterns "$NEW30" \\
+        --findings <corpus>=<results>.json ... --sample-out sample.json --per-pattern 15 --seed 2030 <corpora>
+    python scripts/recall_candidates.py ... --verdicts benchmarks/review/recall-30.json --per-pattern 15 \\
+        --found-codes MS2=MS205,MS206,MS207 --found-codes MS7=MS713 \\
+        --found-codes MS8=MS808,MS809,MS810,MS811,MS812 <corpora>
     # after the review: the recall table
     python scripts/recall_candidates.py ... --verdicts benchmarks/review/recall-sample.json \\
         --extra 'mindone:MS4:not-slices=^(?!slice non-constant bound)' mindcv ... mindone
@@ -55,8 +61,34 @@ Candidates, each tagged with the mslint family it would belong to:
        nonlocal, match; `cls.m(...)` and `ClassName.m(...)` where m is a @classmethod of a
        class of that name in the corpus.
 
+Issue 30's forms (the rules MS205-MS207, MS713, MS808-MS812 added; select them alone with
+--only-patterns), also plain syntax:
+  MS2  `self.<attr>.append/extend/insert/pop/update/clear/remove/setdefault/reverse(...)` and
+       `self.<attr>[k] = v` (any attribute: whether it is a list, a dict or a Parameter is the
+       reviewer's question); `return` of a dict display or comprehension (alone or in a returned
+       tuple) in the root itself, not in a helper or nested function; `set(...)` / `frozenset(...)`.
+  MS7  `self.<attr> = ...` (also augmented / annotated) where the class's own `__init__` wrote
+       `self.<attr> = <one of its arguments>`.
+  MS8  `range(...)` with an argument that is not a literal, a `self.` attribute, `len()`, a
+       `.shape` item or arithmetic of those (so `range(n)` with `n` an input, `range(int(t))`,
+       `range(t[0])`); comprehensions and generator expressions with two or more `for` clauses
+       (set comprehensions are already listed above); `raise X(...)` / `raise X` where X's last
+       name is CapWords or ends in Error/Exception/Warning and is not one of the types MindSpore
+       2.10 accepts (docs/rules/MS810.md); `divmod(`; the test of `if`, `while`, `assert`, a
+       conditional expression, the operand of `not` and the first operand of `and`/`or` when it
+       is a name the same body binds from what looks like a tensor op: a method or module-attribute
+       call (`x.sum()`, `ops.equal(a, b)`, `self.dense(x)`; not `.item()`, `.size()`, `.get()`
+       and the like), or a comparison or arithmetic of such names or of the function's inputs
+       (`mask = x > 0`; `is`/`in` comparisons are not).
+  Sampling these (--per-pattern N, seed 2030 in benchmarks/review/recall-30.json): up to N
+  unreported candidates of each pattern (all of a smaller one), the corpora taking turns; a
+  later stage with --sample-add draws N more of the patterns --only-patterns keeps (seed + 1).
+  --verdicts with --per-pattern estimates each pattern's misses from its own reviewed share and
+  counts as found the findings of the rules --found-codes names (estimate_by_pattern()).
+
 Subtraction (--findings): a candidate is "reported" when mslint has a finding of the same
-family in the same file at a line inside the candidate's span: the expression's lines, widened
+family in the same file (a finding's relative path is read from the corpus's top, as
+benchmarks/practice_corpus.py runs mslint inside each tree) at a line inside the candidate's span: the expression's lines, widened
 to the whole enclosing simple statement (an assignment, return, expression statement), or the
 header line only for try/with/for/if/match.  With --match function (the default), an MS2
 candidate that creates an object also counts as reported when an MS2 finding in the same
@@ -721,6 +753,14 @@ def draw_by_pattern(unreported: List[dict], corpora: List[str], per_pattern: int
     return sample
 
 
+def draw_more_by_pattern(unreported: List[dict], sample: List[dict], corpora: List[str], per_pattern: int,
+                         seed: int) -> List[dict]:
+    """A later stage of draw_by_pattern: up to per_pattern more of each pattern, not drawn already."""
+    taken = {(c["corpus"], c["path"], c["line"], c["column"], c["pattern"]) for c in sample}
+    rest = [c for c in unreported if (c["corpus"], c["path"], c["line"], c["column"], c["pattern"]) not in taken]
+    return [dict(c, stage=2) for c in draw_by_pattern(rest, corpora, per_pattern, seed + 1)]
+
+
 def estimate_by_pattern(candidates: List[dict], findings: Dict[str, List[dict]], sample: List[dict],
                         codes: Dict[str, Set[str]]) -> List[dict]:
     """Recall per family when the sample was drawn per pattern (draw_by_pattern): each pattern's
@@ -913,6 +953,13 @@ def main(argv=None) -> None:
         with open(args.sample_add, encoding="utf-8") as handle:
             drawn = json.load(handle)
         unreported = [c for c in everything if c.get("reported") is False]
+        if args.per_pattern:  # a second stage of the per-pattern draw, for the patterns --only-patterns keeps
+            more = draw_more_by_pattern(unreported, drawn["sample"], args.corpora, args.per_pattern, args.seed)
+            drawn["sample"] += more
+            with open(args.sample_add, "w", encoding="utf-8") as handle:
+                json.dump(drawn, handle, indent=1)
+            print(f"second stage: {len(more)} candidates added to {args.sample_add}", file=sys.stderr)
+            return
         more = draw_extra(unreported, drawn["sample"], parse_extra(args.extra), args.per_family, args.seed)
         drawn["sample"] += more
         drawn["extra"] = args.extra
