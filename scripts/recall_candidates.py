@@ -780,15 +780,7 @@ def estimate_by_pattern(candidates: List[dict], findings: Dict[str, List[dict]],
             upper += unrep * (k / len(mine) if mine and len(mine) >= unrep else wilson_upper(k, len(mine)))
         found = sum(1 for fs in findings.values() for f in fs if f["code"] in codes[family])
         rep = sum(1 for c in fam if c["reported"])
-        rows.append({
-            "family": family, "candidates": len(fam), "reported": rep, "unreported": len(fam) - rep,
-            "reviewed": len(reviewed), "missed_in_review": sum(s["verdict"] == "MISSED" for s in reviewed),
-            "findings": found, "missed_estimate": round(missed, 1), "missed_upper95": round(upper, 1),
-            "recall": round(found / (found + missed), 3) if found + missed else None,
-            "recall_low95": round(found / (found + upper), 3) if found + upper else None,
-            "recall_of_candidates": round(rep / (rep + missed), 3) if rep + missed else None,
-            "recall_of_candidates_low95": round(rep / (rep + upper), 3) if rep + upper else None,
-        })
+        rows.append(recall_row(family, len(fam), rep, len(fam) - rep, reviewed, found, missed, upper))
     return rows
 
 
@@ -868,17 +860,23 @@ def estimate(candidates: List[dict], findings: Dict[str, List[dict]], sample: Li
                     base = mine or in_corpus or reviewed
                     upper += count * wilson_upper(sum(x["verdict"] == "MISSED" for x in base), len(base))
         rep = sum(1 for c in fam if c[key])
-        rows.append({
-            "family": family, "candidates": len(fam), "reported": rep,
-            "unreported": sum(1 for c in fam if not c[key]), "reviewed": len(reviewed),
-            "missed_in_review": sum(s["verdict"] == "MISSED" for s in reviewed),
-            "findings": found, "missed_estimate": round(missed, 1), "missed_upper95": round(upper, 1),
-            "recall": round(found / (found + missed), 3) if found + missed else None,
-            "recall_low95": round(found / (found + upper), 3) if found + upper else None,
-            "recall_of_candidates": round(rep / (rep + missed), 3) if rep + missed else None,
-            "recall_of_candidates_low95": round(rep / (rep + upper), 3) if rep + upper else None,
-        })
+        unrep = sum(1 for c in fam if not c[key])
+        rows.append(recall_row(family, len(fam), rep, unrep, reviewed, found, missed, upper))
     return rows
+
+
+def recall_row(family: str, candidates: int, reported: int, unreported: int, reviewed: List[dict], found: int,
+               missed: float, upper: float) -> dict:
+    """One row of the recall table: found-based recall and recall among candidates, each with its low end."""
+    return {
+        "family": family, "candidates": candidates, "reported": reported, "unreported": unreported,
+        "reviewed": len(reviewed), "missed_in_review": sum(s["verdict"] == "MISSED" for s in reviewed),
+        "findings": found, "missed_estimate": round(missed, 1), "missed_upper95": round(upper, 1),
+        "recall": round(found / (found + missed), 3) if found + missed else None,
+        "recall_low95": round(found / (found + upper), 3) if found + upper else None,
+        "recall_of_candidates": round(reported / (reported + missed), 3) if reported + missed else None,
+        "recall_of_candidates_low95": round(reported / (reported + upper), 3) if reported + upper else None,
+    }
 
 
 def main(argv=None) -> None:
