@@ -8,6 +8,12 @@
     # a later stage: more candidates of one group, appended to the sample
     python scripts/recall_candidates.py ... --match statement --sample-add sample.json \\
         --extra 'mindone:MS4:not-slices=^(?!slice non-constant bound)' mindcv ... mindone
+    # issue 30's forms on the practice corpus, per pattern (benchmarks/review/recall-30.json)
+    python scripts/recall_candidates.py --src /work/corpus --out candidates.json --only-patterns "$NEW30" \\
+        --findings <corpus>=<results>.json ... --sample-out sample.json --per-pattern 15 --seed 2030 <corpora>
+    python scripts/recall_candidates.py ... --verdicts benchmarks/review/recall-30.json --per-pattern 15 \\
+        --found-codes MS2=MS205,MS206,MS207 --found-codes MS7=MS713 \\
+        --found-codes MS8=MS808,MS809,MS810,MS811,MS812 <corpora>
     # after the review: the recall table
     python scripts/recall_candidates.py ... --verdicts benchmarks/review/recall-sample.json \\
         --extra 'mindone:MS4:not-slices=^(?!slice non-constant bound)' mindcv ... mindone
@@ -55,8 +61,34 @@ Candidates, each tagged with the mslint family it would belong to:
        nonlocal, match; `cls.m(...)` and `ClassName.m(...)` where m is a @classmethod of a
        class of that name in the corpus.
 
+Issue 30's forms (the rules MS205-MS207, MS713, MS808-MS812 added; select them alone with
+--only-patterns), also plain syntax:
+  MS2  `self.<attr>.append/extend/insert/pop/update/clear/remove/setdefault/reverse(...)` and
+       `self.<attr>[k] = v` (any attribute: whether it is a list, a dict or a Parameter is the
+       reviewer's question); `return` of a dict display or comprehension (alone or in a returned
+       tuple) in the root itself, not in a helper or nested function; `set(...)` / `frozenset(...)`.
+  MS7  `self.<attr> = ...` (also augmented / annotated) where the class's own `__init__` wrote
+       `self.<attr> = <one of its arguments>`.
+  MS8  `range(...)` with an argument that is not a literal, a `self.` attribute, `len()`, a
+       `.shape` item or arithmetic of those (so `range(n)` with `n` an input, `range(int(t))`,
+       `range(t[0])`); comprehensions and generator expressions with two or more `for` clauses
+       (set comprehensions are already listed above); `raise X(...)` / `raise X` where X's last
+       name is CapWords or ends in Error/Exception/Warning and is not one of the types MindSpore
+       2.10 accepts (docs/rules/MS810.md); `divmod(`; the test of `if`, `while`, `assert`, a
+       conditional expression, the operand of `not` and the first operand of `and`/`or` when it
+       is a name the same body binds from what looks like a tensor op: a method or module-attribute
+       call (`x.sum()`, `ops.equal(a, b)`, `self.dense(x)`; not `.item()`, `.size()`, `.get()`
+       and the like), or a comparison or arithmetic of such names or of the function's inputs
+       (`mask = x > 0`; `is`/`in` comparisons are not).
+  Sampling these (--per-pattern N, seed 2030 in benchmarks/review/recall-30.json): up to N
+  unreported candidates of each pattern (all of a smaller one), the corpora taking turns; a
+  later stage with --sample-add draws N more of the patterns --only-patterns keeps (seed + 1).
+  --verdicts with --per-pattern estimates each pattern's misses from its own reviewed share and
+  counts as found the findings of the rules --found-codes names (estimate_by_pattern()).
+
 Subtraction (--findings): a candidate is "reported" when mslint has a finding of the same
-family in the same file at a line inside the candidate's span: the expression's lines, widened
+family in the same file (a finding's relative path is read from the corpus's top, as
+benchmarks/practice_corpus.py runs mslint inside each tree) at a line inside the candidate's span: the expression's lines, widened
 to the whole enclosing simple statement (an assignment, return, expression statement), or the
 header line only for try/with/for/if/match.  With --match function (the default), an MS2
 candidate that creates an object also counts as reported when an MS2 finding in the same
@@ -79,6 +111,7 @@ from __future__ import annotations
 import argparse
 import ast
 import collections
+import functools
 import json
 import os
 import random
@@ -102,6 +135,16 @@ FORBIDDEN_APIS = {"initializer", "set_context", "register_buffer", "trainable_pa
                   "register_forward_hook", "register_backward_hook", "register_forward_pre_hook", "set_data"}
 CAPWORDS = re.compile(r"^_?[A-Z][a-z0-9]+(?:[A-Z0-9][A-Za-z0-9]*)*$")
 NOT_MS2_SUFFIXES = ("Error", "Exception", "Warning", "Cell", "Net", "Tensor")
+# issue 30: the exception types MindSpore 2.10 raises in graph code (docs/rules/MS810.md)
+ACCEPTED_EXCEPTIONS = {"AssertionError", "AttributeError", "BaseException", "EnvironmentError", "Exception", "IOError",
+                       "IndentationError", "IndexError", "KeyError", "KeyboardInterrupt", "MemoryError", "NameError",
+                       "NotImplementedError", "OSError", "OverflowError", "RuntimeError", "RuntimeWarning",
+                       "StopIteration", "TypeError", "UnboundLocalError", "ValueError", "ZeroDivisionError"}
+CONTAINER_CHANGES = {"append", "extend", "insert", "pop", "update", "clear", "remove", "setdefault", "reverse"}
+# methods whose result is plainly not a tensor, so a name bound from them is no MS811 candidate
+NOT_TENSOR_METHODS = {"item", "asnumpy", "numpy", "tolist", "dim", "ndimension", "size", "numel", "get", "keys",
+                      "values", "items", "startswith", "endswith", "format", "join", "split", "strip", "lower",
+                      "upper", "is_floating_point", "isdigit", "copy"}
 SIMPLE_STATEMENTS = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return, ast.Expr, ast.Raise, ast.Assert)
 
 
@@ -215,10 +258,17 @@ class Module:
             elif isinstance(node, ast.ImportFrom):
                 for alias in node.names:
                     self.imports.setdefault(alias.asname or alias.name, "." + (node.module or "") + "." + alias.name)
-        self.parents: Dict[ast.AST, ast.AST] = {}
-        for node in ast.walk(tree):
-            for child in ast.iter_child_nodes(node):
-                self.parents[child] = node
+        self._parents: Optional[Dict[ast.AST, ast.AST]] = None
+
+    @property
+    def parents(self) -> Dict[ast.AST, ast.AST]:
+        """Each node's parent, built when first needed (most files of a large corpus have no candidate)."""
+        if self._parents is None:
+            self._parents = {}
+            for node in ast.walk(self.tree):
+                for child in ast.iter_child_nodes(node):
+                    self._parents[child] = node
+        return self._parents
 
     def origin(self, name: str) -> str:
         return self.imports.get(name, "")
@@ -317,8 +367,78 @@ def _is_const_expr(node: Optional[ast.AST]) -> bool:
     return False
 
 
+def _is_self_attr(node: ast.AST) -> bool:
+    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
+
+
+def _flatten_targets(targets: Iterable[ast.AST]) -> Iterable[ast.AST]:
+    for target in targets:
+        if isinstance(target, (ast.Tuple, ast.List)):
+            yield from _flatten_targets(target.elts)
+        else:
+            yield target
+
+
+def _returns_dict(value: Optional[ast.AST]) -> bool:
+    if isinstance(value, (ast.Dict, ast.DictComp)):
+        return True
+    return isinstance(value, ast.Tuple) and any(isinstance(e, (ast.Dict, ast.DictComp)) for e in value.elts)
+
+
+@functools.lru_cache(maxsize=None)
+def _argument_copied_attrs(cls: Optional[ast.ClassDef]) -> Set[str]:
+    """Attributes that the class's own __init__ sets straight from one of its arguments (`self.a = a`)."""
+    init = next((f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name == "__init__"), None) if cls else None
+    if init is None:
+        return set()
+    arguments = init.args.posonlyargs + init.args.args[1:] + init.args.kwonlyargs
+    names = {a.arg for a in arguments}
+    copied = set()
+    for node in ast.walk(init):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in names:
+            copied |= {t.attr for t in _flatten_targets(node.targets) if _is_self_attr(t)}
+    return copied
+
+
+def _tensor_bound_names(func: ast.AST) -> Set[str]:
+    """Names the body binds from what looks like a tensor op: a method or module-attribute call
+    (`x.sum()`, `ops.equal(a, b)`, `self.dense(x)`), or a comparison / arithmetic of those names
+    or of the function's own inputs (`mask = x > 0`)."""
+    bound: Set[str] = set()
+    inputs = {a.arg for a in func.args.posonlyargs + func.args.args + func.args.kwonlyargs} - {"self", "cls"} \
+        if isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) else set()
+
+    def tensor_like(expr: ast.AST) -> bool:
+        if isinstance(expr, ast.Call):
+            return isinstance(expr.func, ast.Attribute) and expr.func.attr not in NOT_TENSOR_METHODS
+        if isinstance(expr, ast.Name):
+            return expr.id in bound
+        if isinstance(expr, ast.Compare):
+            if any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in expr.ops):
+                return False
+            return any(operand(e) for e in [expr.left, *expr.comparators])
+        if isinstance(expr, ast.BinOp):
+            return operand(expr.left) or operand(expr.right)
+        if isinstance(expr, ast.UnaryOp) and not isinstance(expr.op, ast.Not):
+            return tensor_like(expr.operand)
+        return False
+
+    def operand(expr: ast.AST) -> bool:
+        return tensor_like(expr) or isinstance(expr, ast.Name) and expr.id in inputs
+    statements = sorted((n for n in _walk_body(func) if isinstance(n, ast.Assign)), key=lambda n: n.lineno)
+    for node in statements:
+        if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and tensor_like(node.value):
+            bound.add(node.targets[0].id)
+    return bound
+
+
+def _is_tensor_name(test: ast.AST, names: Set[str]) -> bool:
+    return isinstance(test, ast.Name) and test.id in names
+
+
 class Scanner:
-    def __init__(self, module: Module, index: Index, corpus: str, rel: str):
+    def __init__(self, module: Module, index: Index, corpus: str, rel: str, only: Optional[str] = None):
+        self.only = re.compile(only) if only else None  # keep only these patterns (--only-patterns)
         self.m = module
         self.index = index
         self.corpus = corpus
@@ -339,7 +459,7 @@ class Scanner:
 
     def add(self, node: ast.AST, family: str, pattern: str, root: str, via: List[str], cell_like: bool):
         key = (node.lineno, node.col_offset, family, pattern)
-        if key in self.found:
+        if key in self.found or (self.only and not self.only.search(pattern)):
             return
         first, last = self.span(node)
         text = ast.unparse(node) if not isinstance(node, ast.stmt) else self.m.lines[node.lineno - 1].strip()
@@ -350,9 +470,11 @@ class Scanner:
             "root": root, "via": via, "cell_like": cell_like, "function_span": list(self.function_span),
         }
 
-    def scan(self, func: ast.AST, root: str, via: List[str], cell_like: bool) -> None:
+    def scan(self, func: ast.AST, root: str, via: List[str], cell_like: bool,
+             cls: Optional[ast.ClassDef] = None) -> None:
         self.function_span = (func.lineno, func.end_lineno)
         add = lambda node, fam, pat: self.add(node, fam, pat, root, via, cell_like)  # noqa: E731
+        self.issue30(func, is_root=not via, cls=cls, add=add)
         for node in _walk_body(func):
             # --- MS8 syntax
             if isinstance(node, ast.Try) or type(node).__name__ == "TryStar":
@@ -383,6 +505,55 @@ class Scanner:
                 origin = self.m.origin(root_name).split(".")[0]
                 if origin in MS3_MODULES and not isinstance(self.m.parents.get(node), ast.Call):
                     add(node, "MS3", origin)
+
+    # ---------------------------------------------------------------- issue 30's forms
+    def issue30(self, func: ast.AST, is_root: bool, cls: Optional[ast.ClassDef], add) -> None:
+        """The forms of the rules issue 30 added (MS205-207, MS713, MS808-812), as plain syntax."""
+        tensor_names = _tensor_bound_names(func)
+        arg_attrs = _argument_copied_attrs(cls)
+        for node in _walk_body(func):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                name = node.func.id
+                if name == "range" and any(not _is_const_expr(a) for a in node.args):
+                    add(node, "MS8", "range non-constant bound")
+                elif name == "divmod":
+                    add(node, "MS8", "divmod()")
+                elif name in ("set", "frozenset"):
+                    add(node, "MS2", "set() call")
+            if isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.DictComp)) and len(node.generators) > 1:
+                add(node, "MS8", "comprehension 2+ for")
+            elif isinstance(node, ast.Raise) and node.exc is not None:
+                raised = _last_name(node.exc)
+                if CAPWORDS.match(raised) or raised.endswith(("Error", "Exception", "Warning")):
+                    if raised not in ACCEPTED_EXCEPTIONS:
+                        add(node, "MS8", "raise unaccepted type")
+            elif isinstance(node, (ast.If, ast.While, ast.Assert, ast.IfExp)):
+                if _is_tensor_name(node.test, tensor_names):
+                    add(node, "MS8", "truth of tensor-op name")
+            elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not) \
+                    and _is_tensor_name(node.operand, tensor_names):
+                add(node, "MS8", "truth of tensor-op name")
+            elif isinstance(node, ast.BoolOp) and _is_tensor_name(node.values[0], tensor_names):
+                add(node, "MS8", "truth of tensor-op name")
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and node.func.attr in CONTAINER_CHANGES and _is_self_attr(node.func.value):
+                add(node, "MS2", "self container changed")
+            elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in _flatten_targets(targets):
+                    if isinstance(target, ast.Subscript) and _is_self_attr(target.value):
+                        add(node, "MS2", "self container item set")
+                    elif _is_self_attr(target) and target.attr in arg_attrs:
+                        add(node, "MS7", "self.<argument copy> assigned")
+            elif is_root and isinstance(node, ast.Return) and _returns_dict(node.value) \
+                    and self._enclosing_function(node) is func:
+                add(node, "MS2", "return dict")
+
+    def _enclosing_function(self, node: ast.AST) -> Optional[ast.AST]:
+        parent = self.m.parents.get(node)
+        while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            parent = self.m.parents.get(parent)
+        return parent
 
     def call(self, node: ast.Call, add) -> None:
         func = node.func
@@ -500,7 +671,7 @@ def python_files(top: str) -> List[str]:
     return out
 
 
-def candidates_of(corpus: str, top: str) -> Tuple[List[dict], dict]:
+def candidates_of(corpus: str, top: str, only: Optional[str] = None) -> Tuple[List[dict], dict]:
     modules = []
     index = Index()
     for path in python_files(top):
@@ -516,13 +687,13 @@ def candidates_of(corpus: str, top: str) -> Tuple[List[dict], dict]:
     stats = collections.Counter()
     for module in modules:
         rel = os.path.relpath(module.path, top)
-        scanner = Scanner(module, index, corpus, rel)
+        scanner = Scanner(module, index, corpus, rel, only)
         for qual, func, cell_like, cls in roots_of(module, index):
             stats["roots"] += 1
             stats["roots cell_like"] += cell_like
             for target, via in reach(func, cls):
                 stats["bodies"] += 1
-                scanner.scan(target, qual, via, cell_like)
+                scanner.scan(target, qual, via, cell_like, cls)
         found += sorted(scanner.found.values(), key=lambda c: (c["line"], c["column"], c["family"]))
     stats["files"] = len(modules)
     return found, dict(stats)
@@ -538,8 +709,9 @@ def subtract(candidates: List[dict], findings: List[dict], top: str, match: str 
     creates an object, an MS2 finding in the same function that names the same class (mslint reports a
     dataclass built into `output` and returned later once, as MS203 at the `return`)."""
     by_file: Dict[Tuple[str, str], List[dict]] = collections.defaultdict(list)
-    for f in findings:
-        by_file[(os.path.relpath(f["path"], top), family_of(f["code"]))].append(f)
+    for f in findings:  # paths relative to the tree when mslint ran from inside it (benchmarks/practice_corpus.py)
+        path = f["path"] if os.path.isabs(f["path"]) else os.path.join(top, f["path"])
+        by_file[(os.path.relpath(path, top), family_of(f["code"]))].append(f)
     for cand in candidates:
         first, last = cand["span"]
         pool = by_file.get((cand["path"], cand["family"]), ())
@@ -568,6 +740,48 @@ def draw(unreported: List[dict], corpora: List[str], per_family: int, seed: int,
             pools = {c: [x for x in unreported if x["family"] == family and x["corpus"] == c] for c in stratum}
             sample += [dict(x, verdict="", reason="") for _, x in take_in_turns(pools, per_family, rng)]
     return sample
+
+
+def draw_by_pattern(unreported: List[dict], corpora: List[str], per_pattern: int, seed: int) -> List[dict]:
+    """Up to per_pattern candidates of each pattern (all of a smaller one), the corpora taking turns."""
+    rng = random.Random(seed)
+    sample = []
+    for family, pattern in sorted({(c["family"], c["pattern"]) for c in unreported}):
+        pools = {c: [x for x in unreported if (x["family"], x["pattern"], x["corpus"]) == (family, pattern, c)]
+                 for c in corpora}
+        sample += [dict(x, verdict="", reason="") for _, x in take_in_turns(pools, per_pattern, rng)]
+    return sample
+
+
+def draw_more_by_pattern(unreported: List[dict], sample: List[dict], corpora: List[str], per_pattern: int,
+                         seed: int) -> List[dict]:
+    """A later stage of draw_by_pattern: up to per_pattern more of each pattern, not drawn already."""
+    taken = {(c["corpus"], c["path"], c["line"], c["column"], c["pattern"]) for c in sample}
+    rest = [c for c in unreported if (c["corpus"], c["path"], c["line"], c["column"], c["pattern"]) not in taken]
+    return [dict(c, stage=2) for c in draw_by_pattern(rest, corpora, per_pattern, seed + 1)]
+
+
+def estimate_by_pattern(candidates: List[dict], findings: Dict[str, List[dict]], sample: List[dict],
+                        codes: Dict[str, Set[str]]) -> List[dict]:
+    """Recall per family when the sample was drawn per pattern (draw_by_pattern): each pattern's
+    unreported candidates times the MISSED share of its reviewed ones; the upper bound takes the
+    Wilson upper end of that share for a pattern not reviewed completely.  found: mslint's
+    findings of the codes given for the family (the rules whose forms the patterns look for)."""
+    rows = []
+    for family in sorted(codes):
+        fam = [c for c in candidates if c["family"] == family]
+        reviewed = [s for s in sample if s["family"] == family and s["verdict"]]
+        missed = upper = 0.0
+        for pattern in sorted({c["pattern"] for c in fam}):
+            unrep = sum(1 for c in fam if c["pattern"] == pattern and not c["reported"])
+            mine = [s for s in reviewed if s["pattern"] == pattern]
+            k = sum(s["verdict"] == "MISSED" for s in mine)
+            missed += unrep * (k / len(mine) if mine else 0.0)
+            upper += unrep * (k / len(mine) if mine and len(mine) >= unrep else wilson_upper(k, len(mine)))
+        found = sum(1 for fs in findings.values() for f in fs if f["code"] in codes[family])
+        rep = sum(1 for c in fam if c["reported"])
+        rows.append(recall_row(family, len(fam), rep, len(fam) - rep, reviewed, found, missed, upper))
+    return rows
 
 
 def parse_extra(specs: Iterable[str]) -> List[Tuple[str, str, str, str]]:
@@ -646,17 +860,23 @@ def estimate(candidates: List[dict], findings: Dict[str, List[dict]], sample: Li
                     base = mine or in_corpus or reviewed
                     upper += count * wilson_upper(sum(x["verdict"] == "MISSED" for x in base), len(base))
         rep = sum(1 for c in fam if c[key])
-        rows.append({
-            "family": family, "candidates": len(fam), "reported": rep,
-            "unreported": sum(1 for c in fam if not c[key]), "reviewed": len(reviewed),
-            "missed_in_review": sum(s["verdict"] == "MISSED" for s in reviewed),
-            "findings": found, "missed_estimate": round(missed, 1), "missed_upper95": round(upper, 1),
-            "recall": round(found / (found + missed), 3) if found + missed else None,
-            "recall_low95": round(found / (found + upper), 3) if found + upper else None,
-            "recall_of_candidates": round(rep / (rep + missed), 3) if rep + missed else None,
-            "recall_of_candidates_low95": round(rep / (rep + upper), 3) if rep + upper else None,
-        })
+        unrep = sum(1 for c in fam if not c[key])
+        rows.append(recall_row(family, len(fam), rep, unrep, reviewed, found, missed, upper))
     return rows
+
+
+def recall_row(family: str, candidates: int, reported: int, unreported: int, reviewed: List[dict], found: int,
+               missed: float, upper: float) -> dict:
+    """One row of the recall table: found-based recall and recall among candidates, each with its low end."""
+    return {
+        "family": family, "candidates": candidates, "reported": reported, "unreported": unreported,
+        "reviewed": len(reviewed), "missed_in_review": sum(s["verdict"] == "MISSED" for s in reviewed),
+        "findings": found, "missed_estimate": round(missed, 1), "missed_upper95": round(upper, 1),
+        "recall": round(found / (found + missed), 3) if found + missed else None,
+        "recall_low95": round(found / (found + upper), 3) if found + upper else None,
+        "recall_of_candidates": round(reported / (reported + missed), 3) if reported + missed else None,
+        "recall_of_candidates_low95": round(reported / (reported + upper), 3) if reported + upper else None,
+    }
 
 
 def main(argv=None) -> None:
@@ -677,6 +897,13 @@ def main(argv=None) -> None:
     parser.add_argument("--extra", action="append", default=[], metavar="CORPUS:FAMILY:NAME=REGEX",
                         help="a second-stage group: candidates of that corpus and family whose pattern matches "
                              "REGEX; with --sample-add, up to --per-family more of them are drawn")
+    parser.add_argument("--only-patterns", metavar="REGEX",
+                        help="keep only the candidates whose pattern matches (e.g. issue 30's forms)")
+    parser.add_argument("--per-pattern", type=int,
+                        help="draw up to N of each pattern (all of a smaller one) instead of --per-family; "
+                             "with --verdicts, estimate per pattern")
+    parser.add_argument("--found-codes", action="append", default=[], metavar="FAMILY=CODE,CODE",
+                        help="with --per-pattern --verdicts: the rules counted as found for a family")
     parser.add_argument("--sample-add", help="an existing sample: append the --extra second stage to it")
     parser.add_argument("--verdicts", help="a reviewed sample (--sample-out with verdicts filled in): print the "
                                            "recall estimate per family instead of drawing a new sample")
@@ -690,7 +917,7 @@ def main(argv=None) -> None:
     summary = {}
     for corpus in args.corpora:
         top = os.path.join(args.src, corpus)
-        found, stats = candidates_of(corpus, top)
+        found, stats = candidates_of(corpus, top, args.only_patterns)
         if corpus in findings:
             subtract(found, findings[corpus], top, args.match)
         everything += found
@@ -706,6 +933,13 @@ def main(argv=None) -> None:
     if args.verdicts:
         with open(args.verdicts, encoding="utf-8") as handle:
             reviewed = json.load(handle)["sample"]
+        if args.per_pattern:
+            codes = {family: set(listed.split(",")) for family, listed in (f.split("=", 1) for f in args.found_codes)}
+            rows = estimate_by_pattern(everything, findings, reviewed, codes)
+            print(" ".join(rows[0]) if rows else "no --found-codes")
+            for row in rows:
+                print(" ".join(str(v) for v in row.values()))
+            return
         for default_only in (True, False):
             print("default rules" if default_only else "all rules (--select MS)")
             rows = estimate(everything, findings, reviewed, args.corpora, default_only, parse_extra(args.extra))
@@ -717,6 +951,13 @@ def main(argv=None) -> None:
         with open(args.sample_add, encoding="utf-8") as handle:
             drawn = json.load(handle)
         unreported = [c for c in everything if c.get("reported") is False]
+        if args.per_pattern:  # a second stage of the per-pattern draw, for the patterns --only-patterns keeps
+            more = draw_more_by_pattern(unreported, drawn["sample"], args.corpora, args.per_pattern, args.seed)
+            drawn["sample"] += more
+            with open(args.sample_add, "w", encoding="utf-8") as handle:
+                json.dump(drawn, handle, indent=1)
+            print(f"second stage: {len(more)} candidates added to {args.sample_add}", file=sys.stderr)
+            return
         more = draw_extra(unreported, drawn["sample"], parse_extra(args.extra), args.per_family, args.seed)
         drawn["sample"] += more
         drawn["extra"] = args.extra
@@ -726,10 +967,15 @@ def main(argv=None) -> None:
         return
     if args.sample_out:
         unreported = [c for c in everything if c.get("reported") is False]
-        sample = draw(unreported, args.corpora, args.per_family, args.seed, args.own_stratum)
+        if args.per_pattern:
+            sample = draw_by_pattern(unreported, args.corpora, args.per_pattern, args.seed)
+            drawn = {"seed": args.seed, "per_pattern": args.per_pattern, "sample": sample}
+        else:
+            sample = draw(unreported, args.corpora, args.per_family, args.seed, args.own_stratum)
+            drawn = {"seed": args.seed, "per_family": args.per_family, "own_strata": args.own_stratum,
+                     "sample": sample}
         with open(args.sample_out, "w", encoding="utf-8") as handle:
-            json.dump({"seed": args.seed, "per_family": args.per_family, "own_strata": args.own_stratum,
-                       "sample": sample}, handle, indent=1)
+            json.dump(drawn, handle, indent=1)
         print(f"sample: {len(sample)} candidates -> {args.sample_out}", file=sys.stderr)
 
 
