@@ -640,7 +640,7 @@ def _builtin_calls(ctx: ModuleContext, name: str):
 def check_range_over_tensor(ctx: ModuleContext) -> Iterator[Finding]:
     for call, gf in _builtin_calls(ctx, "range"):
         for position, argument in enumerate(call.args):
-            if definite_tensor(ctx, argument, gf):
+            if definite_tensor(ctx, argument, gf, constants=True):  # 2.10 rejects a constant tensor too
                 yield ctx.finding(
                     RANGE_OVER_TENSOR, argument,
                     compose(f"range() is given the tensor {snippet(argument)}; it needs a Python int",

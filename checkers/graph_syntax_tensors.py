@@ -22,36 +22,43 @@ _DEPTH = 8
 _NOT_TENSOR = frozenset({"ndarray", "host", "opaque"})
 
 
-def tensor_valued(ctx: ModuleContext, expr, gf: GraphFunction) -> bool:
+def tensor_valued(ctx: ModuleContext, expr, gf: GraphFunction, constants: bool = False) -> bool:
+    """A tensor the graph computes at run time; with `constants`, also one it builds from constants
+    (`ops.ones((4,), ms.int32)`, `Tensor(3)`), for the rules where MindSpore rejects both."""
     value = ctx.value(expr, gf)
+    if constants and value.is_const:
+        return value.has("tensor") and not value.tags & _NOT_TENSOR
     return is_graph_value(value) and value.has("tensor") and not value.tags & _NOT_TENSOR
 
 
-def definite_tensor(ctx: ModuleContext, expr, gf: GraphFunction, depth: int = 0) -> bool:
-    """A graph tensor for certain: made by a MindSpore op or a tensor method, or an input annotated Tensor."""
+def definite_tensor(ctx: ModuleContext, expr, gf: GraphFunction, depth: int = 0, constants: bool = False) -> bool:
+    """A graph tensor for certain: made by a MindSpore op, a primitive the cell stores or a tensor
+    method, or an input annotated Tensor.  `constants`: a tensor built from constants counts too."""
     if depth > _DEPTH:
         return False
     if isinstance(expr, nodes.Name):
         # a helper's parameter holds what its callers pass, joined: look at the callers instead
         bindings = local_bindings(expr, gf.node)
-        return bool(bindings) and all(_definite_binding(ctx, b, gf, depth) for b in bindings)
-    if not tensor_valued(ctx, expr, gf):
+        return bool(bindings) and all(_definite_binding(ctx, b, gf, depth, constants) for b in bindings)
+    if isinstance(expr, nodes.Subscript):  # an element or a slice of a tensor is a tensor
+        return definite_tensor(ctx, expr.value, gf, depth + 1, constants)
+    if not tensor_valued(ctx, expr, gf, constants):
         return False
     if isinstance(expr, nodes.Call):
         if msn.is_mindspore(ctx.call_qualname(expr, gf)):
             return True
+        if ctx.value(expr.func, gf).has("primitive"):
+            return True  # self.uniform_int(...): a primitive __init__ stored
         # x.sum(), x.max(): only a tensor has these methods in graph code
-        return isinstance(expr.func, nodes.Attribute) and tensor_valued(ctx, expr.func.expr, gf)
+        return isinstance(expr.func, nodes.Attribute) and tensor_valued(ctx, expr.func.expr, gf, constants)
     if isinstance(expr, nodes.BinOp):
-        return any(definite_tensor(ctx, side, gf, depth + 1) for side in (expr.left, expr.right))
+        return any(definite_tensor(ctx, side, gf, depth + 1, constants) for side in (expr.left, expr.right))
     if isinstance(expr, nodes.UnaryOp):
-        return definite_tensor(ctx, expr.operand, gf, depth + 1)
-    if isinstance(expr, nodes.Subscript):
-        return definite_tensor(ctx, expr.value, gf, depth + 1)
+        return definite_tensor(ctx, expr.operand, gf, depth + 1, constants)
     return False
 
 
-def _definite_binding(ctx: ModuleContext, binding, gf: GraphFunction, depth: int) -> bool:
+def _definite_binding(ctx: ModuleContext, binding, gf: GraphFunction, depth: int, constants: bool) -> bool:
     if not isinstance(binding, nodes.AssignName):
         return False
     if isinstance(binding.parent, nodes.Arguments):
@@ -59,20 +66,21 @@ def _definite_binding(ctx: ModuleContext, binding, gf: GraphFunction, depth: int
         if annotation is not None:
             qualname = ctx.qualname(annotation) or ""
             return qualname.endswith(".Tensor") and msn.is_mindspore(qualname)
-        return not gf.is_root and _passed_a_tensor(ctx, binding, gf, depth)
+        return not gf.is_root and _passed_a_tensor(ctx, binding, gf, depth, constants)
     assign = binding.parent
     if isinstance(assign, nodes.Assign) and binding in assign.targets:
-        return definite_tensor(ctx, assign.value, gf, depth + 1)
+        return definite_tensor(ctx, assign.value, gf, depth + 1, constants)
     return False
 
 
-def _passed_a_tensor(ctx: ModuleContext, parameter: nodes.AssignName, gf: GraphFunction, depth: int) -> bool:
+def _passed_a_tensor(ctx: ModuleContext, parameter: nodes.AssignName, gf: GraphFunction, depth: int,
+                     constants: bool) -> bool:
     """A helper's parameter that some graph caller fills with a definite tensor: that call fails."""
     for call, caller, bound in ctx.scope.callers(gf):
         if bound is None:
             continue
         argument = _argument_for(call, gf.node, parameter.name, bound)
-        if argument is not None and definite_tensor(ctx, argument, caller, depth + 1):
+        if argument is not None and definite_tensor(ctx, argument, caller, depth + 1, constants):
             return True
     return False
 

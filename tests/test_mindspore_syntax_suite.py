@@ -31,6 +31,7 @@ class Net(nn.Cell):
         self.hist = []
         self.table = {"a": 1}
         self.arg = arg
+        self.uniform_int = ops.UniformInt()
 
     def construct(self, x, y):
 '''
@@ -46,6 +47,13 @@ CASES = [
     # 1. range: a tensor bound fails in make_range (both levels); ints, static shapes and int(t) compile
     ("range over a reduced tensor", "for i in range(x.sum()):\n    x = x + 1", "MS808", "lax"),
     ("range with a tensor stop", "for i in range(0, ops.argmax(x)):\n    x = x + 1", "MS808", "strict"),
+    # a tensor built from constants fails too (recall review of issue 30), as does a stored primitive's result
+    ("range over an element of a built tensor", "t = ops.ones((4,), ms.int32)\nfor i in range(t[0]):\n    x = x + 1",
+     "MS808@1", "lax"),
+    ("range over a tensor literal", "for i in range(Tensor(3, ms.int32)):\n    x = x + 1", "MS808", "strict"),
+    ("range over a stored primitive's draw",
+     "t = self.uniform_int((2,), Tensor(1, ms.int32), Tensor(5, ms.int32))\nfor i in range(t[0]):\n    x = x + 1",
+     "MS808@1", "lax"),
     ("range over a constant", "for i in range(3):\n    x = x + 1", None, "lax"),
     ("range over an int attribute", "for i in range(self.n):\n    x = x + 1", None, "lax"),
     ("range over a static shape", "for i in range(x.shape[0] * 2):\n    x = x + 1", None, "strict"),
