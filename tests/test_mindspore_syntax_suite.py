@@ -55,6 +55,7 @@ CASES = [
      "t = self.uniform_int((2,), Tensor(1, ms.int32), Tensor(5, ms.int32))\nfor i in range(t[0]):\n    x = x + 1",
      "MS808@1", "lax"),
     ("range over a constant", "for i in range(3):\n    x = x + 1", None, "lax"),
+    ("range over ops.tuple_len", "for i in range(ops.tuple_len((x, y))):\n    x = x + 1", None, "strict"),
     ("range over an int attribute", "for i in range(self.n):\n    x = x + 1", None, "lax"),
     ("range over a static shape", "for i in range(x.shape[0] * 2):\n    x = x + 1", None, "strict"),
     ("range over int() of a tensor", "for i in range(int(y)):\n    x = x + 1", None, "lax"),

@@ -310,7 +310,8 @@ _BOOL_METHODS = frozenset({
     "logical_xor", "eq", "ne", "gt", "lt", "ge", "le", "greater", "less", "greater_equal", "less_equal",
     "equal", "not_equal", "isclose", "bool", "has_nan", "signbit", "all", "any",
 })
-_STATIC_OPS = frozenset({"shape", "rank", "dtype", "size", "dyn_shape_static", "get_shape"})
+# Ops that return what the compiler knows of their input (a Python int, tuple or dtype), not a tensor.
+_STATIC_OPS = frozenset({"shape", "rank", "dtype", "size", "dyn_shape_static", "get_shape", "tuple_len", "list_len"})
 # Ops that move or copy elements without changing them: a boolean input gives a boolean output.
 _LAYOUT_OPS = frozenset({
     "squeeze", "unsqueeze", "expand_dims", "reshape", "view", "flatten", "ravel", "copy", "clone", "contiguous",
