@@ -466,3 +466,54 @@ def test_a_padding_one_construction_makes_non_zero_is_still_reported(tmp_path):
                      "pkg/blocks.py": BLOCK, "pkg/net.py": BODY.replace("{second}", "ksize=3")})
     findings, _ = mslint(tmp_path, "--no-cache", "--select", "MS701", "pkg")
     assert places(findings) == {("pkg/blocks.py", 7, "MS701")}
+
+
+# the independent review of issue 30's forms: two model files, each with its own `_Head` held as
+# `self.head`; a program that builds only one of the networks does not compile the other's head
+TWO_HEADS = '''
+    from mindspore import nn
+    from pkg.common import WIDTH  # importing pkg.common runs pkg/__init__.py, which imports both models
+
+
+    class _Head(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.outputs = []
+
+        def construct(self, x):
+            self.outputs.append(x)
+            return x
+
+
+    class {name}(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.head = _Head()
+
+        def construct(self, x):
+            return self.head(x)
+'''
+
+BUILDS = '''
+    import mindspore as ms
+    from pkg import {name}
+
+    if __name__ == "__main__":
+        ms.set_context(mode=ms.{mode})
+        {name}()(ms.Tensor([1.0]))
+'''
+
+
+def test_a_same_named_attribute_of_another_class_is_not_a_call_of_the_held_cell(tmp_path):
+    write(tmp_path, {"pyproject.toml": "[project]\nname = 'example'\n",
+                     "pkg/__init__.py": "from .plain import Plain\nfrom .fused import Fused\n",
+                     "pkg/common.py": "WIDTH = 4\n",
+                     "pkg/plain.py": TWO_HEADS.replace("{name}", "Plain"),
+                     "pkg/fused.py": TWO_HEADS.replace("{name}", "Fused"),
+                     "export.py": BUILDS.replace("{name}", "Plain").replace("{mode}", "GRAPH_MODE"),
+                     "train.py": BUILDS.replace("{name}", "Fused").replace("{mode}", "GRAPH_MODE"),
+                     "eval.py": BUILDS.replace("{name}", "Fused").replace("{mode}", "PYNATIVE_MODE")})
+    findings, _ = mslint(tmp_path, "--no-cache", "--select", "MS205", ".")
+    notes = {f["path"]: f["message"].rsplit(". ", 1)[-1] for f in findings}
+    assert notes == {"pkg/plain.py": "Compiled by export.py; not by PyNative programs.",
+                     "pkg/fused.py": "Compiled by train.py; not by PyNative programs."}

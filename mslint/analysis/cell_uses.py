@@ -166,7 +166,8 @@ class CellUses:
     def _outside_calls(self, holding: Holding, model) -> Set[str]:
         """Modules that call an attribute of the holding's name outside the parent's own class
         (`net.loss(out)`, or a subclass's `self.loss(...)`): the cell may be called there.  A call
-        through an imported name (`np.roll(...)` for a cell held in `self.roll`) is not one."""
+        through an imported name (`np.roll(...)` for a cell held in `self.roll`) is not one, nor is
+        `self.<attribute>(...)` in a class that does not derive from the parent."""
         found = set()
         callers = model.attribute_callers(holding.attribute, os.path.abspath(holding.parent.root().file or ""))
         if len(callers) > MAX_MODULES:
@@ -181,9 +182,23 @@ class CellUses:
                 if not isinstance(func, nodes.Attribute) or not isinstance(call, nodes.Call) or call.func is not func \
                         or self.resolver.qualname(func) is not None or _inside(call, holding.parent):
                     continue
+                owner = _method_class(call)
+                if isinstance(func.expr, nodes.Name) and func.expr.name == "self" and owner is not None \
+                        and holding.parent not in self.classes.mro(owner):
+                    continue  # `self.head(...)` in a class that is no subclass: its own attribute of that name
                 found.add(os.path.abspath(path))
                 break
         return found
+
+
+def _method_class(node) -> Optional[nodes.ClassDef]:
+    """The class whose method (or a function nested in one) holds `node`."""
+    scope = node.scope()
+    while scope is not None and not isinstance(scope, nodes.Module):
+        if isinstance(scope, nodes.FunctionDef) and isinstance(scope.parent, nodes.ClassDef):
+            return scope.parent
+        scope = scope.parent.scope() if scope.parent is not None else None
+    return None
 
 
 def _in_main_block(node) -> bool:
