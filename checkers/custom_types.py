@@ -600,9 +600,9 @@ def _container_changes(ctx: ModuleContext):
             if found is None:
                 continue
             name, kind = found
-            # 2.10 LAX kept `self.d["k"] = 2` but dropped `self.d["k"] = x` (a tensor) and every list item store;
-            # a dict item whose value is not known either way is left to STRICT
-            lax = _LOST if kind == "list" or ctx.value(statement.value, gf).is_var else _KEPT
+            # 2.10 LAX keeps a dict item store (`self.d["k"] = x`, a constant or a tensor, a new key or not) and
+            # drops every list item store (tests/test_mindspore_syntax_suite.py); STRICT rejects both
+            lax = _LOST if kind == "list" else _KEPT
             yield target, gf, name, kind, "an item assignment", lax, _STRICT_SUBSCRIPT
 
 

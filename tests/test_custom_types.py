@@ -589,10 +589,11 @@ CONTAINERS = '''
 
 def test_ms205_changes_lost_under_lax(project):
     findings = only(project.lint_source(CONTAINERS, select=["MS205"]), "MS205")
-    assert [f.line for f in findings] == [13, 14, 16, 19]
+    # a dict item store is kept under LAX, a tensor too (tests/test_mindspore_syntax_suite.py measures it)
+    assert [f.line for f in findings] == [13, 16, 19]
     assert findings[0].message.startswith("'.append()' changes the list 'self.hist' in graph code; "
                                           "the change is not kept. MindSpore 2.10, LAX:")
-    assert "LAX: the dict is unchanged after the call; STRICT: TypeError" in findings[1].message
+    assert "LAX: the list is unchanged after the call; STRICT: TypeError" in findings[1].message
 
 
 def test_ms205_strict_adds_the_changes_lax_keeps(project):
