@@ -147,6 +147,19 @@ TUPLE_PADDING_ERRORS = {
     "Conv3dTranspose": "ValueError: For 'Conv3dTranspose', the 'padding size' must be int and must = 6, but got "
                        "'{n}' with type 'int'.",
 }
+# What each layer raises when PyTorch's positional padding lands in pad_mode (2.10; test_migration.py).
+POSITIONAL_PAD_MODE_ERRORS = {
+    "Conv1d": "ValueError: For 'Conv1d', the 'pad_mode' must be str and must be in '['valid', 'same', 'pad']', "
+              "but got '{value}'.",
+    "Conv2d": "TypeError: For 'Conv2D', the type of 'pad_mode' should be 'str', but got type '{type}'.",
+    "Conv3d": "TypeError: For 'Conv3D', the type of 'pad_mode' should be 'str', but got type '{type}'.",
+    "Conv1dTranspose": "ValueError: For 'Conv1dTranspose', the 'pad_mode' must be str and must be in '['valid', "
+                       "'same', 'pad']', but got '{value}'.",
+    "Conv2dTranspose": "ValueError: For 'Conv2dTranspose', the 'pad_mode' must be str and must be in '['valid', "
+                       "'same', 'pad']', but got '{value}'.",
+    "Conv3dTranspose": "TypeError: For 'Conv3DTranspose', the type of 'pad_mode' should be 'str', but got type "
+                       "'{type}'.",
+}
 # What each layer raises for a list padding, whatever its size and pad_mode (2.10; test_migration.py).
 LIST_PADDING_ERRORS = {
     "Conv1d": "TypeError: For 'Conv1d', the type of 'padding' should be 'int', but got type 'list'.",
@@ -356,8 +369,7 @@ def check_conv_padding(ctx: ModuleContext) -> Iterator[Finding]:
                 CONV_PADDING, call,
                 compose(f"'{_layer(call)}' gets {shown(positional, 30)} as its fifth positional argument, which is "
                         "pad_mode, not padding",
-                        f"Construction fails (TypeError: For '{_CONV_PRIMITIVES[name]}', the type of 'pad_mode' "
-                        "should be 'str', but got type 'int'.)",
+                        f"Construction fails ({_positional_pad_mode_error(name, positional)})",
                         f"Write padding={positional.as_string()}, pad_mode=\"pad\""),
             )
             continue
@@ -401,6 +413,16 @@ def _tuple_padding_of_wrong_size(call: nodes.Call, name: str) -> Optional[nodes.
         return None
     wanted = TUPLE_PADDING_SIZES[name]
     return padding if wanted == 1 or len(padding.elts) != wanted else None
+
+
+def _positional_pad_mode_error(name: str, value) -> str:
+    """The error for this layer and this literal (a number, or a tuple or list of them)."""
+    if isinstance(value, nodes.Const):
+        shown_value, kind = value.value, type(value.value).__name__
+    else:
+        shown_value = value.as_string() if isinstance(value, nodes.Tuple) else "..."
+        kind = "tuple" if isinstance(value, nodes.Tuple) else "list" if isinstance(value, nodes.List) else "int"
+    return POSITIONAL_PAD_MODE_ERRORS[name].format(value=shown_value, type=kind)
 
 
 def _list_padding_message(call: nodes.Call, name: str, padding: nodes.List) -> str:

@@ -1529,6 +1529,43 @@ def test_positional_pad_mode_error_is_mindspores(tmp_path, project):
     assert f"(TypeError: {error})" in message
 
 
+def test_positional_pad_mode_is_quoted_per_layer(project):
+    # the independent review of issue 30's forms: an nn.Conv1d built the same way raises its own ValueError
+    findings = only(project.lint_source("""
+        from mindspore import nn
+
+        a = nn.Conv1d(4, 8, 3, 1, 1)
+        b = nn.Conv2dTranspose(4, 8, 3, 1, 0)
+        c = nn.Conv3d(4, 8, 3, 1, (1, 1))
+    """, select=["MS701"]), "MS701")
+    assert [f.line for f in findings] == [3, 4, 5]
+    assert "(ValueError: For 'Conv1d', the 'pad_mode' must be str and must be in '['valid', 'same', 'pad']', " \
+           "but got '1'.)" in findings[0].message
+    assert "For 'Conv2dTranspose', the 'pad_mode' must be str" in findings[1].message
+    assert "(TypeError: For 'Conv3D', the type of 'pad_mode' should be 'str', but got type 'tuple'.)" \
+           in findings[2].message
+
+
+@pytest.mark.mindspore
+@pytest.mark.skipif(importlib.util.find_spec("mindspore") is None, reason="needs the mindspore extra")
+def test_positional_pad_mode_errors_per_layer_are_mindspores(tmp_path):
+    from mslint.checkers.migration import POSITIONAL_PAD_MODE_ERRORS
+
+    program = (
+        "import json\nfrom mindspore import nn\nfound = {}\n"
+        f"for name in {sorted(POSITIONAL_PAD_MODE_ERRORS)!r}:\n"
+        "    for value in (1, (1, 1)):\n"
+        "        try:\n            getattr(nn, name)(4, 8, 3, 1, value)\n"
+        "            found[name + ' ' + str(value)] = 'built'\n"
+        "        except (TypeError, ValueError) as error:\n"
+        "            found[name + ' ' + str(value)] = type(error).__name__ + ': ' + str(error).splitlines()[0]\n"
+        "print(json.dumps(found))\n")
+    found = _printed_json(tmp_path, program)
+    for name, error in POSITIONAL_PAD_MODE_ERRORS.items():
+        assert found[f"{name} 1"] == error.format(value=1, type="int"), name
+        assert found[f"{name} (1, 1)"] == error.format(value=(1, 1), type="tuple"), name
+
+
 def test_a_keep_rate_wrapped_in_float_is_still_a_keep_rate(project):
     found = project.lint_source("""
         from mindspore import nn
