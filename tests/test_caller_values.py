@@ -240,3 +240,13 @@ def test_a_momentum_every_call_overrides_with_mindsporess_value_is_not_reported(
         layer = Block(4, momentum=0.9)
     '''
     assert _lint_momentum(tmp_path, user) == []
+
+
+def test_a_module_that_names_a_cell_only_in_a_string_is_not_built_to_look_for_calls():
+    # a package __init__ with `__all__ = ["Net"]` and star imports: the text search for `Net`
+    # hits it, and building it would build every module it star-imports, to find no call
+    from mslint.analysis.mentions import code_names
+
+    names = code_names(b'__all__ = ["Net"]  # Net is exported\nfrom .model import *\nx = models.Head(3)\n')
+    assert "Net" not in names and {"models", "Head", "x"} <= names
+    assert code_names(b"def broken(:\n") is None  # kept: building it says what is unknown

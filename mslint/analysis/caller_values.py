@@ -25,7 +25,7 @@ from typing import Dict, FrozenSet, List, Optional, Set
 from astroid import nodes
 
 from mslint.analysis.literal_values import Literal, literal_of
-from mslint.analysis.mentions import harmless_mention, mentions
+from mslint.analysis.mentions import code_names, harmless_mention, mentions
 from mslint.project import index as project
 from mslint.project.resolve import Resolver
 
@@ -90,6 +90,9 @@ class Callers:
         paths = sorted(set(model.mentioning(name, path)) | set(model.attribute_callers(name, path)))
         if len(paths) > MAX_MODULES:
             return None
+        # a module that is not built yet is built only when its code names it (not just a string)
+        paths = [found for found in paths
+                 if found == path or self.resolver.has_module(found) or _spells_as_code(model, found, name)]
         modules = [self.resolver.module_at(found) for found in paths]
         return None if any(m is None for m in modules) else modules
 
@@ -132,6 +135,14 @@ class Callers:
                     return False  # the wrapper itself is passed around
                 found.calls.append(use.parent)
         return True
+
+
+def _spells_as_code(model, path: str, name: str) -> bool:
+    """Whether the file may name `name` outside strings and comments (kept when it cannot be read
+    or parsed: building it then says what is unknown)."""
+    text = model.text(path)
+    names = code_names(text) if text is not None else None
+    return names is None or name in names
 
 
 def _is_binding(use, binding: nodes.AssignName, exported: Optional[str], resolver: Resolver) -> bool:

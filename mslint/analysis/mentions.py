@@ -5,8 +5,10 @@ Finding where a class is built or a function called starts from a text search fo
 """
 from __future__ import annotations
 
+import ast
+import hashlib
 import weakref
-from typing import List
+from typing import Dict, FrozenSet, List, Optional
 
 from astroid import nodes
 
@@ -24,6 +26,32 @@ def mentions(module: nodes.Module, name: str) -> List[nodes.NodeNG]:
 
 
 _MENTIONS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def code_names(source: bytes) -> Optional[FrozenSet[str]]:
+    """The names a source spells as code (a name or an attribute), by a plain `ast` parse; None when
+    it does not parse.  A text search for a name also hits strings and comments (`__all__ =
+    ["Net"]` in a package __init__); building that module with astroid to find no mention costs
+    far more, and a star-importing __init__ builds every module it imports."""
+    key = hashlib.blake2b(source, digest_size=16).digest()
+    found = _CODE_NAMES.get(key, _MISSING)
+    if found is _MISSING:
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError, MemoryError, RecursionError):
+            found = None
+        else:
+            found = frozenset(node.id if isinstance(node, ast.Name) else node.attr
+                              for node in ast.walk(tree) if isinstance(node, (ast.Name, ast.Attribute)))
+        _CODE_NAMES[key] = found
+        while len(_CODE_NAMES) > _KEPT_CODE_NAMES:
+            _CODE_NAMES.pop(next(iter(_CODE_NAMES)))
+    return found
+
+
+_MISSING = object()
+_KEPT_CODE_NAMES = 4096  # (files' name sets, by content: a run over a large tree asks of many)
+_CODE_NAMES: Dict[bytes, Optional[FrozenSet[str]]] = {}
 
 
 def harmless_mention(node) -> bool:

@@ -280,6 +280,7 @@ def record_reads(module, path: str) -> None:
 class _Hooks:
     log: Optional[ReadLog] = None  # set while a runner records an analysis
     loader = None  # path -> Module; None: astroid's manager (the pylint plugin)
+    built = None  # path -> whether the loader holds the file's module already (no new build to ask for)
 
 
 HOOKS = _Hooks()

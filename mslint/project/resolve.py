@@ -49,6 +49,11 @@ class Resolver:
         if module.file:
             self._modules[os.path.abspath(module.file)] = module
 
+    def has_module(self, path: str) -> bool:
+        """Whether `module_at(path)` answers without building anything."""
+        key = os.path.abspath(path)
+        return key in self._modules or (HOOKS.built is not None and HOOKS.built(key))
+
     def module_at(self, path: str) -> Optional[nodes.Module]:
         key = os.path.abspath(path)
         if key not in self._modules:

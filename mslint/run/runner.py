@@ -249,6 +249,10 @@ class _ModuleStore:
             outer.merge(log)
         return module
 
+    def holds(self, path: str) -> bool:
+        """Whether the file's module is built and kept (asking for it costs nothing)."""
+        return os.path.abspath(path) in self.modules
+
     def get(self, path: str, source: Optional[str] = None):
         """The module of a project file (built if needed); None if it cannot be read or parsed."""
         absolute = os.path.abspath(path)
@@ -358,6 +362,7 @@ def _start_session(share: bool = True, overrides: Optional[Dict[str, str]] = Non
         _STORE = kept.store
         _STORE.refresh(overrides or {})
     module_files.HOOKS.loader = _STORE.get
+    module_files.HOOKS.built = _STORE.holds
     module_files.HOOKS.log = None
     _SAVED_GC.append(gc.get_threshold())
     gc.set_threshold(*GC_THRESHOLDS)
@@ -371,6 +376,7 @@ def _end_session() -> None:
     lattice.SHARED.enabled = True
     _STORE = None
     module_files.HOOKS.loader = None
+    module_files.HOOKS.built = None
     module_files.HOOKS.log = None
     if _SAVED_GC:
         gc.set_threshold(*_SAVED_GC.pop())
