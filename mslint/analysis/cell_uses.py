@@ -27,7 +27,7 @@ from astroid import nodes
 from mslint.analysis.caller_values import MAX_MODULES, Callers
 from mslint.analysis.mentions import mentions
 from mslint.project import index as project
-from mslint.project.classes import ClassIndex
+from mslint.project.classes import ClassIndex, enclosing_class
 from mslint.project.resolve import Resolver
 
 MAX_DEPTH = 6  # parents followed up from a cell
@@ -182,23 +182,13 @@ class CellUses:
                 if not isinstance(func, nodes.Attribute) or not isinstance(call, nodes.Call) or call.func is not func \
                         or self.resolver.qualname(func) is not None or _inside(call, holding.parent):
                     continue
-                owner = _method_class(call)
+                owner = enclosing_class(call)
                 if isinstance(func.expr, nodes.Name) and func.expr.name == "self" and owner is not None \
                         and holding.parent not in self.classes.mro(owner):
                     continue  # `self.head(...)` in a class that is no subclass: its own attribute of that name
                 found.add(os.path.abspath(path))
                 break
         return found
-
-
-def _method_class(node) -> Optional[nodes.ClassDef]:
-    """The class whose method (or a function nested in one) holds `node`."""
-    scope = node.scope()
-    while scope is not None and not isinstance(scope, nodes.Module):
-        if isinstance(scope, nodes.FunctionDef) and isinstance(scope.parent, nodes.ClassDef):
-            return scope.parent
-        scope = scope.parent.scope() if scope.parent is not None else None
-    return None
 
 
 def _in_main_block(node) -> bool:

@@ -23,7 +23,7 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple
 from astroid import nodes
 
 from mslint.project import mindspore_names as msn
-from mslint.project.classes import ClassIndex, call_arguments, is_instance_method, keyword_value
+from mslint.project.classes import ClassIndex, call_arguments, enclosing_class, is_instance_method, keyword_value
 from mslint.project.resolve import Resolver, assigned_values
 from mslint.analysis.scope import NodeIndex
 
@@ -236,7 +236,7 @@ class InstanceTracker:
             if self._is_self(assign.expr) and isinstance(assign.parent, nodes.Assign) \
                     and not self.is_graph_code(assign):
                 inner = self.instance(assign.parent.value)
-                cls = self._enclosing_class(assign)
+                cls = enclosing_class(assign)
                 if inner is not None and cls is not None:
                     _link(self.class_self(cls), assign.attrname, inner)
 
@@ -454,7 +454,7 @@ class InstanceTracker:
         return None
 
     def _ref_self_attribute(self, attribute: nodes.Attribute) -> Optional[Ref]:
-        cls = self._enclosing_class(attribute)
+        cls = enclosing_class(attribute)
         if cls is None:
             return None
         key = (cls, attribute.attrname)
@@ -482,15 +482,6 @@ class InstanceTracker:
         return self._trackers[module]
 
     @staticmethod
-    def _enclosing_class(node) -> Optional[nodes.ClassDef]:
-        frame = frame_of(node)
-        while isinstance(frame, nodes.FunctionDef):
-            if isinstance(frame.parent, nodes.ClassDef):
-                return frame.parent
-            frame = frame_of(frame)
-        return None
-
-    @staticmethod
     def _is_self(expr) -> bool:
         if not isinstance(expr, nodes.Name):
             return False
@@ -511,7 +502,7 @@ class InstanceTracker:
         if isinstance(expr, nodes.Name):
             values = assigned_values(expr) or []
         elif isinstance(expr, nodes.Attribute) and self._is_self(expr.expr):
-            cls = self._enclosing_class(expr)
+            cls = enclosing_class(expr)
             values = [a.parent.value for a in (self.classes.attribute_stores(cls) if cls else ())
                       if a.attrname == expr.attrname and isinstance(a.parent, nodes.Assign)]
         return bool(values) and all(isinstance(v, nodes.Call) and self._is_grad_operation(v) for v in values)

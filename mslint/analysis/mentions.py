@@ -12,6 +12,8 @@ from typing import Dict, FrozenSet, List, Optional
 
 from astroid import nodes
 
+from mslint import parsed
+
 
 def mentions(module: nodes.Module, name: str) -> List[nodes.NodeNG]:
     """The Name and Attribute nodes of a module spelled `name` (one walk per module object: every
@@ -37,8 +39,8 @@ def code_names(source: bytes) -> Optional[FrozenSet[str]]:
     found = _CODE_NAMES.get(key, _MISSING)
     if found is _MISSING:
         try:
-            tree = ast.parse(source)
-        except (SyntaxError, ValueError, MemoryError, RecursionError):
+            tree = parsed.tree(source)
+        except (SyntaxError, ValueError, UnicodeDecodeError, MemoryError, RecursionError):
             found = None
         else:
             found = frozenset(node.id if isinstance(node, ast.Name) else node.attr

@@ -241,6 +241,17 @@ def is_static_method(function) -> bool:
     return isinstance(function, nodes.FunctionDef) and "staticmethod" in decorator_names(function)
 
 
+def enclosing_class(node) -> Optional[nodes.ClassDef]:
+    """The class whose method holds `node` (also inside a lambda, comprehension or function
+    nested in that method); None at module level or in a plain function."""
+    current = node.parent
+    while current is not None and not isinstance(current, nodes.Module):
+        if isinstance(current, nodes.FunctionDef) and isinstance(current.parent, nodes.ClassDef):
+            return current.parent
+        current = current.parent
+    return None
+
+
 def is_class_method(function) -> bool:
     """(By decorator name, as is_instance_method.)"""
     return isinstance(function, nodes.FunctionDef) and "classmethod" in decorator_names(function)
