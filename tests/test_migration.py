@@ -120,14 +120,11 @@ def test_conv_padding_read_through_names(project):
 def test_string_padding_errors_are_mindspores(tmp_path):
     from mslint.checkers.migration import STRING_PADDING_ERRORS
 
-    program = (
-        "import json\nfrom mindspore import nn\nfound = {}\n"
-        f"for name in {sorted(STRING_PADDING_ERRORS)!r}:\n"
-        "    try:\n        getattr(nn, name)(3, 8, 3, padding='same')\n        found[name] = 'built'\n"
-        "    except TypeError as error:\n        found[name] = str(error)\n"
-        "    built = getattr(nn, name)(3, 8, 3, pad_mode='same')\n"
-        "print(json.dumps(found))\n")
-    assert _printed_json(tmp_path, program) == STRING_PADDING_ERRORS
+    builds = {name: f"nn.{name}(3, 8, 3, padding='same')" for name in STRING_PADDING_ERRORS}
+    builds.update({f"{name} as pad_mode": f"nn.{name}(3, 8, 3, pad_mode='same')" for name in STRING_PADDING_ERRORS})
+    found = _construction_outcomes(tmp_path, builds)
+    for name, error in STRING_PADDING_ERRORS.items():
+        assert found[name] == f"TypeError: {error}" and found[f"{name} as pad_mode"] == "built", name
 
 
 def _printed_json(tmp_path, program: str):
@@ -137,6 +134,19 @@ def _printed_json(tmp_path, program: str):
     assert result.returncode == 0, result.stderr[-2000:]
     return json.loads(result.stdout.strip().splitlines()[-1])
 
+
+def _construction_outcomes(tmp_path, builds, setup: str = ""):
+    """Each expression of `builds` (key -> code) evaluated with MindSpore, in one process: 'built'
+    for a layer, the value for a shape, or 'TypeError: <message>' (or ValueError) for what it raises."""
+    program = (
+        "import json\nimport numpy as np\nimport mindspore as ms\nfrom mindspore import nn\n" + setup +
+        f"found = {{}}\nfor key, code in {sorted(builds.items())!r}:\n"
+        "    try:\n        value = eval(code)\n"
+        "        found[key] = list(value) if isinstance(value, tuple) else 'built'\n"
+        "    except (TypeError, ValueError) as error:\n"
+        "        found[key] = type(error).__name__ + ': ' + str(error)\n"
+        "print(json.dumps(found))\n")
+    return _printed_json(tmp_path, program)
 
 TUPLE_PADDING = """
 from mindspore import nn
@@ -183,21 +193,13 @@ def test_tuple_padding_errors_and_the_suggested_padding_are_mindspores(tmp_path)
 
     wrong = {"Conv1d": (1,), "Conv2d": (1, 0), "Conv3d": (1, 0, 2), "Conv1dTranspose": (1,),
              "Conv2dTranspose": (1, 0, 0), "Conv3dTranspose": (1, 0, 0)}
-    program = (
-        "import json\nimport numpy as np\nimport mindspore as ms\nfrom mindspore import nn\nfound = {}\n"
-        f"for name, padding in {sorted(wrong.items())!r}:\n"
-        "    for mode in ('same', 'pad'):\n"
-        "        try:\n            getattr(nn, name)(1, 1, 3, padding=padding, pad_mode=mode)\n"
-        "            found[name + ' ' + mode] = 'built'\n"
-        "        except (TypeError, ValueError) as error:\n"
-        "            found[name + ' ' + mode] = type(error).__name__ + ': ' + str(error)\n"
-        # the suggested padding pads as PyTorch's (1, 0) and (1, 0, 2) do: height by 1 each side, width by 0
-        "x = ms.Tensor(np.ones((1, 1, 4, 4), np.float32))\n"
-        "found['2d shape'] = nn.Conv2d(1, 1, 3, padding=(1, 1, 0, 0), pad_mode='pad')(x).shape\n"
-        "x = ms.Tensor(np.ones((1, 1, 4, 4, 6), np.float32))\n"
-        "found['3d shape'] = nn.Conv3d(1, 1, 3, padding=(1, 1, 0, 0, 2, 2), pad_mode='pad')(x).shape\n"
-        "print(json.dumps(found))\n")
-    found = _printed_json(tmp_path, program)
+    builds = {f"{name} {mode}": f"nn.{name}(1, 1, 3, padding={padding!r}, pad_mode={mode!r})"
+              for name, padding in wrong.items() for mode in ("same", "pad")}
+    # the suggested padding pads as PyTorch's (1, 0) and (1, 0, 2) do: height by 1 each side, width by 0
+    builds["2d shape"] = "nn.Conv2d(1, 1, 3, padding=(1, 1, 0, 0), pad_mode='pad')(x2).shape"
+    builds["3d shape"] = "nn.Conv3d(1, 1, 3, padding=(1, 1, 0, 0, 2, 2), pad_mode='pad')(x3).shape"
+    found = _construction_outcomes(tmp_path, builds, setup=(
+        "x2 = ms.Tensor(np.ones((1, 1, 4, 4), np.float32))\nx3 = ms.Tensor(np.ones((1, 1, 4, 4, 6), np.float32))\n"))
     for name, padding in wrong.items():
         expected = TUPLE_PADDING_ERRORS[name].format(n=len(padding))
         assert found[f"{name} same"] == expected and found[f"{name} pad"] == expected, name
@@ -237,24 +239,20 @@ def test_list_padding_quotes_the_type_error_and_writes_a_tuple(project):
 @pytest.mark.mindspore
 @pytest.mark.skipif(importlib.util.find_spec("mindspore") is None, reason="needs the mindspore extra")
 def test_list_padding_errors_and_the_suggested_tuples_are_mindspores(tmp_path):
-    from mslint.checkers.migration import LIST_PADDING_ERRORS
+    from mslint.checkers.migration import LIST_PADDING_ERRORS, TUPLE_PADDING_SIZES
 
-    program = (
-        "import json\nfrom mindspore import nn\nfound = {}\n"
-        f"for name in {sorted(LIST_PADDING_ERRORS)!r}:\n"
-        "    size = {'Conv1d': 1, 'Conv1dTranspose': 1, 'Conv3d': 6, 'Conv3dTranspose': 6}.get(name, 4)\n"
-        "    for padding, mode in (([1] * size, 'pad'), ([1, 0], 'same')):\n"
-        "        try:\n            getattr(nn, name)(1, 1, 3, padding=padding, pad_mode=mode)\n"
-        "            found[name + ' ' + mode] = 'built'\n"
-        "        except (TypeError, ValueError) as error:\n"
-        "            found[name + ' ' + mode] = type(error).__name__ + ': ' + str(error)\n"
-        "nn.Conv2d(3, 12, 3, padding=(1, 1, 0, 0), pad_mode='pad')\n"
-        "nn.Conv1d(3, 12, 3, padding=1, pad_mode='pad')\n"
-        "nn.Conv3dTranspose(3, 12, 3)\n"
-        "print(json.dumps(found))\n")
-    found = _printed_json(tmp_path, program)
+    builds = {f"{name} pad": f"nn.{name}(1, 1, 3, padding={[1] * TUPLE_PADDING_SIZES[name]!r}, pad_mode='pad')"
+              for name in LIST_PADDING_ERRORS}
+    builds.update({f"{name} same": f"nn.{name}(1, 1, 3, padding=[1, 0], pad_mode='same')"
+                   for name in LIST_PADDING_ERRORS})
+    # what the messages of test_list_padding_quotes_the_type_error_and_writes_a_tuple suggest instead
+    builds["suggested 2d"] = "nn.Conv2d(3, 12, 3, padding=(1, 1, 0, 0), pad_mode='pad')"
+    builds["suggested 1d"] = "nn.Conv1d(3, 12, 3, padding=1, pad_mode='pad')"
+    builds["padding left out"] = "nn.Conv3dTranspose(3, 12, 3)"
+    found = _construction_outcomes(tmp_path, builds)
     for name, error in LIST_PADDING_ERRORS.items():
         assert found[f"{name} pad"] == error and found[f"{name} same"] == error, name
+    assert found["suggested 2d"] == found["suggested 1d"] == found["padding left out"] == "built"
 
 
 # -- MS702 conv-implicit-same-padding ---------------------------------------------------------
@@ -1551,16 +1549,9 @@ def test_positional_pad_mode_is_quoted_per_layer(project):
 def test_positional_pad_mode_errors_per_layer_are_mindspores(tmp_path):
     from mslint.checkers.migration import POSITIONAL_PAD_MODE_ERRORS
 
-    program = (
-        "import json\nfrom mindspore import nn\nfound = {}\n"
-        f"for name in {sorted(POSITIONAL_PAD_MODE_ERRORS)!r}:\n"
-        "    for value in (1, (1, 1)):\n"
-        "        try:\n            getattr(nn, name)(4, 8, 3, 1, value)\n"
-        "            found[name + ' ' + str(value)] = 'built'\n"
-        "        except (TypeError, ValueError) as error:\n"
-        "            found[name + ' ' + str(value)] = type(error).__name__ + ': ' + str(error).splitlines()[0]\n"
-        "print(json.dumps(found))\n")
-    found = _printed_json(tmp_path, program)
+    builds = {f"{name} {value}": f"nn.{name}(4, 8, 3, 1, {value!r})"
+              for name in POSITIONAL_PAD_MODE_ERRORS for value in (1, (1, 1))}
+    found = _construction_outcomes(tmp_path, builds)
     for name, error in POSITIONAL_PAD_MODE_ERRORS.items():
         assert found[f"{name} 1"] == error.format(value=1, type="int"), name
         assert found[f"{name} (1, 1)"] == error.format(value=(1, 1), type="tuple"), name
