@@ -209,6 +209,24 @@ def test_jobs_give_the_same_output(tree, capsys):
     assert len(json.loads(serial[1])) == 6
 
 
+def test_jobs_give_the_same_output_for_findings_reached_across_packages(tree, capsys):
+    # each worker owns a contiguous run of the sorted files, so a helper and the cell that
+    # reaches it land in different workers; the helper's finding must still be reported once
+    for index in range(6):
+        tree(f"app{index}/__init__.py", "")
+        tree(f"app{index}/host.py", "def to_host(x):\n    return x.asnumpy()\n")
+        tree(f"zoo{index}/__init__.py", "")
+        tree(f"zoo{index}/net.py", f"from mindspore import nn\nfrom app{index}.host import to_host\n\n\n"
+                                   "class Net(nn.Cell):\n    def construct(self, x):\n        return to_host(x)\n")
+    names = [f"app{index}" for index in range(6)] + [f"zoo{index}" for index in range(6)]
+    serial = run(capsys, "--format", "json", "--jobs", "1", *names)
+    found = json.loads(serial[1])
+    assert sorted((os.path.normpath(f["path"]), f["line"], f["code"]) for f in found) == \
+        sorted((os.path.join(f"app{index}", "host.py"), 2, "MS101") for index in range(6))
+    for jobs in ("2", "3"):
+        assert run(capsys, "--format", "json", "--jobs", jobs, *names) == serial
+
+
 def test_console_script_runs_as_a_module(tree):
     tree("net.py", BAD)
     result = subprocess.run([sys.executable, "-m", "mslint", "--format", "json", "net.py"],

@@ -34,6 +34,7 @@ from mslint import parsed
 from mslint.project import index as project
 from mslint.project import module_files
 from mslint.run import routing
+from mslint.run import scheduling
 from mslint.run.cache import ResultCache
 from mslint.findings import Finding
 from mslint.project.index import SKIPPED_DIRECTORIES  # noqa: F401 - part of this module's interface
@@ -761,28 +762,39 @@ def report(raw: Iterable[Finding], run_paths: Dict[str, str], sources: Dict[str,
 
 def _lint_parallel(files: List[Tuple[str, str, config_module.Config]], jobs: int,
                    progress: Optional[Progress] = None, share: bool = True) -> List[_Result]:
-    # contiguous runs of files (sorted by path: one package's modules share dependencies,
-    # built once per worker), several per worker and of similar size, in order
-    chunk_count = min(len(files), jobs * 4)
-    target = sum(len(item[1]) for item in files) / chunk_count
-    chunks: List[Tuple[Tuple[str, str, config_module.Config], ...]] = []
-    current: List[Tuple[str, str, config_module.Config]] = []
-    size = 0
-    for item in files:
-        current.append(item)
-        size += len(item[1])
-        if size >= target and len(chunks) < chunk_count - 1:
-            chunks.append(tuple(current))
-            current, size = [], 0
-    if current:
-        chunks.append(tuple(current))
-    from concurrent.futures import ProcessPoolExecutor  # (only a parallel run pays for importing it)
+    # each worker owns a contiguous run of the files (sorted by path: one package's modules
+    # share dependencies, built once per worker) and steals from the others' ends when its
+    # own is done (mslint.run.scheduling)
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed  # (only a parallel run pays for importing it)
 
-    results: List[_Result] = []
-    with ProcessPoolExecutor(max_workers=min(jobs, len(chunks)), initializer=_start_session,
-                             initargs=(share,)) as pool:
-        for chunk_results in pool.map(_lint_many, chunks):
-            results.extend(chunk_results)
-            if progress is not None:
-                progress.advance(len(chunk_results))
-    return results
+    runs = scheduling.split(files, [len(item[1]) for item in files], jobs)
+    chunks = [chunk for run in runs for chunk in run]
+    context = multiprocessing.get_context()
+    claims = scheduling.claims_for(runs, context)
+    done: List[Optional[List[_Result]]] = [None] * len(chunks)
+    with ProcessPoolExecutor(max_workers=min(jobs, len(chunks)), mp_context=context,
+                             initializer=_start_worker, initargs=(share, chunks, claims)) as pool:
+        for future in as_completed([pool.submit(_lint_claimed) for _ in chunks]):
+            index, chunk_results = future.result()
+            if index is not None:
+                done[index] = chunk_results
+                if progress is not None:
+                    progress.advance(len(chunk_results))
+    return [result for chunk_results in done for result in chunk_results or ()]
+
+
+_CHUNKS: Sequence[Tuple[Tuple[str, str, config_module.Config], ...]] = ()  # a worker's copy of a run's chunks
+
+
+def _start_worker(share: bool, chunks, claims) -> None:
+    global _CHUNKS
+    _start_session(share)
+    _CHUNKS = chunks
+    scheduling.join_worker(claims)
+
+
+def _lint_claimed() -> Tuple[Optional[int], List[_Result]]:
+    """In a worker: analyse the chunk it claims next (its own run's, or another's last)."""
+    index = scheduling.next_chunk()
+    return (index, _lint_many(_CHUNKS[index])) if index is not None else (None, [])
