@@ -128,7 +128,7 @@ class Project:
         self._converting: Optional[Dict[str, FrozenSet[str]]] = None
         self._attribute_writes: Dict[str, bool] = {}
         self._listings: Dict[str, List[str]] = {}
-        self._identifier_files: Optional[Dict[bytes, List[str]]] = None
+        self._words: Optional[Tuple[Dict[bytes, List[str]], Dict[bytes, List[str]]]] = None
         self._scan: Optional[Tuple[Set[bytes], List[bytes]]] = None  # see _scanned
         self._converting_digest: Optional[str] = None
 
@@ -162,7 +162,7 @@ class Project:
         """Read `path` as `data`, not from its file (an editor's unsaved buffer: mslint server)."""
         self._texts[os.path.abspath(path)] = data
         self._scan = None  # the project-wide searches read it again
-        self._identifier_files = None
+        self._words = None
         self._listings.clear()
         self._store().bypass(os.path.abspath(path))  # its stored facts are the file's, not this text's
 
@@ -188,16 +188,15 @@ class Project:
 
     def mentioning(self, name: str, module: str) -> List[str]:
         """The project files that may use the class `name` of `module`: the module itself and the
-        files that import it (directly or through others) whose text holds the identifier (sorted).
-        A running analysis records the question and its answer (the result cache asks it again)."""
-        return self._listed(f"mentions:{name}@{module}", rb"(?<![\w.])" + re.escape(name.encode()) + rb"(?!\w)",
-                            name.encode(), module)
+        files that import it (directly or through others) whose text holds the identifier (not as
+        an attribute: `x.name`; sorted).  A running analysis records the question and its answer
+        (the result cache asks it again)."""
+        return self._listed(f"mentions:{name}@{module}", name, module, attribute_call=False)
 
     def attribute_callers(self, name: str, module: str) -> List[str]:
         """The files among `module` and its importers whose text calls an attribute `name`
         (`net.loss(...)`, `self.loss(...)`)."""
-        return self._listed(f"calls:{name}@{module}", rb"\.[ \t]*" + re.escape(name.encode()) + rb"[ \t]*\(",
-                            name.encode(), module)
+        return self._listed(f"calls:{name}@{module}", name, module, attribute_call=True)
 
     def answer(self, key: str):
         """A recorded project-wide search asked again (the result cache checks its entries so)."""
@@ -209,29 +208,33 @@ class Project:
                 return search(name, module)
         return self.writes_attribute(key)
 
-    def _listed(self, key: str, pattern: bytes, needle: bytes, module: str) -> List[str]:
+    def _listed(self, key: str, name: str, module: str, attribute_call: bool) -> List[str]:
         if key not in self._listings:
-            compiled = re.compile(pattern)
-            found = []
-            candidates = self._files_with_identifier(needle)
+            candidates = self._word_files()[attribute_call].get(name.encode(), [])
             users = set(self.all_importers(module)) | {module} if candidates else set()
-            for file in candidates:
-                if file in users and compiled.search(self.text(file) or b""):
-                    found.append(file)
-            self._listings[key] = found
+            self._listings[key] = [file for file in candidates if file in users]
         if module_files.HOOKS.log is not None:
             module_files.HOOKS.log.searches[(self.root, key)] = list(self._listings[key])
         return list(self._listings[key])
 
-    def _files_with_identifier(self, name: bytes) -> List[str]:
-        """The project files whose text holds the identifier `name` (one pass over the texts, the
-        first time a search asks)."""
-        if self._identifier_files is None:
-            self._identifier_files = {}
+    def _word_files(self) -> Tuple[Dict[bytes, List[str]], Dict[bytes, List[str]]]:
+        """For every identifier, the project files (in order) that spell it other than as an
+        attribute (`name`, not `x.name`), and those that call it as an attribute (`x.name(`):
+        one pass over the texts, the first time a search asks.  A search used to compile and
+        run a pattern per name over its candidates; a run that checks the result cache's
+        entries asks hundreds of them."""
+        if self._words is None:
+            bare: Dict[bytes, List[str]] = {}
+            called: Dict[bytes, List[str]] = {}
             for file in self.files():
-                for word in set(_IDENTIFIER.findall(self._peek(file) or b"")):  # not kept: see _scanned
-                    self._identifier_files.setdefault(word, []).append(file)
-        return self._identifier_files.get(name, [])
+                text = self._peek(file) or b""  # not kept: see _scanned
+                for word in set(_BARE_NAME.findall(text)):
+                    bare.setdefault(word, []).append(file)
+                if b"(" in text:
+                    for word in set(_ATTRIBUTE_CALL.findall(text)):
+                        called.setdefault(word, []).append(file)
+            self._words = (bare, called)
+        return self._words
 
     def _scanned(self) -> Tuple[Set[bytes], List[bytes]]:
         """One pass over the project's files for the two searches above: the attribute names
@@ -406,6 +409,9 @@ class Project:
 
 
 _IDENTIFIER = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+# an identifier not written as an attribute (mentioning), and one called as an attribute (attribute_callers)
+_BARE_NAME = re.compile(rb"(?<![\w.])([A-Za-z_]\w*)")
+_ATTRIBUTE_CALL = re.compile(rb"\.[ \t]*([A-Za-z_]\w*)[ \t]*\(")
 # an add_flags / add_flags_recursive / setattr call up to its first ')': where sets_flag looks
 _FLAG_CALL = re.compile(rb"(?:add_flags(?:_recursive)?|setattr)\s*\([^)]*")
 # `X.name = ...` (also augmented): the name written (writes_attribute)
