@@ -1,6 +1,4 @@
 """`python -m mslint`: the `mslint` command."""
-import sys
+from mslint.frontends.cli import run
 
-from mslint.frontends.cli import main
-
-sys.exit(main())
+run()
