@@ -42,11 +42,16 @@ def tree(source: Union[str, bytes], keep: bool = False) -> ast.Module:
             return found
     found = parse(text)
     if keep:
-        with _LOCK:
-            _TREES[text] = found
-            while len(_TREES) > KEPT:
-                _TREES.popitem(last=False)
+        keep_tree(text, found)
     return found
+
+
+def keep_tree(text: str, found: ast.Module) -> None:
+    """Keep a tree a reader parsed, for the builder that is about to build the same text."""
+    with _LOCK:
+        _TREES[text] = found
+        while len(_TREES) > KEPT:
+            _TREES.popitem(last=False)
 
 
 def take(text: str) -> ast.Module:

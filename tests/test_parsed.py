@@ -79,3 +79,18 @@ def test_the_shared_tree_comes_in_the_shape_this_astroid_returns():
     parsed.tree(text, keep=True)
     shared = parsed.tree(text)
     assert runner._shared_tree_parser(new_style)(text) is shared
+
+
+def test_a_name_check_that_finds_the_name_keeps_its_tree_for_the_build(monkeypatch):
+    from mslint.analysis import mentions
+
+    source = b"from mindspore import nn\n\n\nclass KeptNet(nn.Cell):\n    pass\n\nnet = KeptNet()\n"
+    other = b"import os\nprint(os.sep)\n"
+    assert "KeptNet" in mentions.code_names(source, keep_for="KeptNet")
+    assert "KeptNet" not in mentions.code_names(other, keep_for="KeptNet")
+    calls = []
+    monkeypatch.setattr(parsed, "parse", lambda text: calls.append(text))
+    assert isinstance(parsed.take(source.decode()), ast.Module)  # the kept tree: no parse
+    assert calls == []
+    parsed.take(other.decode())  # not kept (it does not spell the name): parsed again
+    assert calls == [other.decode()]

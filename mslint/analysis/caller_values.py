@@ -90,11 +90,16 @@ class Callers:
         paths = sorted(set(model.mentioning(name, path)) | set(model.attribute_callers(name, path)))
         if len(paths) > MAX_MODULES:
             return None
-        # a module that is not built yet is built only when its code names it (not just a string)
-        paths = [found for found in paths
-                 if found == path or self.resolver.has_module(found) or _spells_as_code(model, found, name)]
-        modules = [self.resolver.module_at(found) for found in paths]
-        return None if any(m is None for m in modules) else modules
+        # a module that is not built yet is built only when its code names it (not just a string);
+        # built right after that check, which keeps its tree for the build (mslint.parsed)
+        modules = []
+        for found in paths:
+            if found == path or self.resolver.has_module(found) or _spells_as_code(model, found, name):
+                module = self.resolver.module_at(found)
+                if module is None:
+                    return None
+                modules.append(module)
+        return modules
 
     def _classify(self, node, definition, found: CallSites) -> None:
         call = node.parent if isinstance(node.parent, nodes.Call) and node.parent.func is node else None
@@ -141,7 +146,7 @@ def _spells_as_code(model, path: str, name: str) -> bool:
     """Whether the file may name `name` outside strings and comments (kept when it cannot be read
     or parsed: building it then says what is unknown)."""
     text = model.text(path)
-    names = code_names(text) if text is not None else None
+    names = code_names(text, keep_for=name) if text is not None else None
     return names is None or name in names
 
 

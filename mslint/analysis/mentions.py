@@ -30,21 +30,25 @@ def mentions(module: nodes.Module, name: str) -> List[nodes.NodeNG]:
 _MENTIONS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
-def code_names(source: bytes) -> Optional[FrozenSet[str]]:
+def code_names(source: bytes, keep_for: Optional[str] = None) -> Optional[FrozenSet[str]]:
     """The names a source spells as code (a name or an attribute), by a plain `ast` parse; None when
     it does not parse.  A text search for a name also hits strings and comments (`__all__ =
     ["Net"]` in a package __init__); building that module with astroid to find no mention costs
-    far more, and a star-importing __init__ builds every module it imports."""
+    far more, and a star-importing __init__ builds every module it imports.  When the source
+    spells `keep_for`, its tree is kept for the astroid build that follows (mslint.parsed)."""
     key = hashlib.blake2b(source, digest_size=16).digest()
     found = _CODE_NAMES.get(key, _MISSING)
     if found is _MISSING:
         try:
-            tree = parsed.tree(source)
+            text = parsed.decode(source)
+            tree = parsed.tree(text)
         except (SyntaxError, ValueError, UnicodeDecodeError, MemoryError, RecursionError):
             found = None
         else:
             found = frozenset(node.id if isinstance(node, ast.Name) else node.attr
                               for node in ast.walk(tree) if isinstance(node, (ast.Name, ast.Attribute)))
+            if keep_for is not None and keep_for in found:
+                parsed.keep_tree(text, tree)
         _CODE_NAMES[key] = found
         while len(_CODE_NAMES) > _KEPT_CODE_NAMES:
             _CODE_NAMES.pop(next(iter(_CODE_NAMES)))
