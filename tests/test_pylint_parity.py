@@ -131,3 +131,33 @@ def test_without_the_ms0_checker_the_analysis_walks_the_tree_itself(parity_proje
 def _tool_rules():
     from mslint.rules import TOOL_RULES
     return TOOL_RULES
+
+
+def test_the_callers_search_reads_pylints_trees_instead_of_parsing_the_run_files(tmp_path, monkeypatch):
+    """Whether a module names a cell is answered on the tree pylint built for it: parsing its
+    text again (mslint.analysis.mentions.code_names) is for modules nobody has built."""
+    from pylint.lint import Run
+
+    from mslint.analysis import caller_values
+
+    project = tmp_path / "project"
+    (project / "src" / "app").mkdir(parents=True)
+    (project / "pyproject.toml").write_text("[project]\nname = 'callers'\n")
+    (project / "src" / "app" / "__init__.py").write_text("")
+    (project / "src" / "app" / "blocks.py").write_text(
+        "import numpy as np\nfrom mindspore import nn\n\n\nclass Block(nn.Cell):\n"
+        "    def construct(self, x, scale):\n        return x * np.float32(scale)\n")
+    (project / "src" / "app" / "model.py").write_text(
+        "from mindspore import nn\nfrom app.blocks import Block\n\n\nclass Model(nn.Cell):\n"
+        "    def __init__(self):\n        super().__init__()\n        self.block = Block()\n\n"
+        "    def construct(self, x):\n        return self.block(x, 2)\n")
+    parsed_texts, searched = [], []
+    original_search = caller_values.Callers._find
+    monkeypatch.setattr(caller_values, "code_names", lambda *args, **kwargs: parsed_texts.append(args[0]))
+    monkeypatch.setattr(caller_values.Callers, "_find",
+                        lambda self, definition: searched.append(definition.name) or original_search(self, definition))
+    monkeypatch.chdir(project)
+    monkeypatch.setenv("MSLINT_CACHE_DIR", str(tmp_path / "cache"))
+    Run(["--load-plugins=mslint", "--disable=all", "--enable=mslint", "src"], exit=False)
+    assert "Block" in searched  # the search ran: who builds Block, and what do they pass
+    assert parsed_texts == []

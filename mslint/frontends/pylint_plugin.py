@@ -21,6 +21,7 @@ from pylint.interfaces import HIGH
 from mslint import config as config_module
 from mslint.analysis import lattice
 from mslint.project import index as project
+from mslint.project import module_files
 from mslint.run import routing
 from mslint.analysis.context import ModuleContext
 from mslint.run.engine import check_module
@@ -92,6 +93,8 @@ def _start_run(linter) -> None:
         _STATE.linter = linter
         project.forget_projects()
         lattice.SHARED.forget()  # results keyed by the last run's trees
+    if module_files.HOOKS.loader is None:  # (not inside a command's run in this process)
+        module_files.HOOKS.built = _astroid_holds
 
 
 def _source_bytes(module) -> bytes:
@@ -182,6 +185,17 @@ def _context_analysis(path: str, config, enabled) -> List[Finding]:
             gc.set_threshold(*saved)
 
     return _analysis(path, data, config, enabled, compute, digest)
+
+
+def _astroid_holds(path: str) -> bool:
+    """Whether astroid's manager holds the module it would return for `path` (pylint built it):
+    loading it builds nothing, so the callers' search need not parse its text first to see
+    whether it names a definition (mslint.analysis.caller_values)."""
+    import astroid
+
+    found = astroid.MANAGER.astroid_cache.get(module_name_for_file(path))
+    return found is not None and getattr(found, "file", None) is not None \
+        and os.path.abspath(found.file) == os.path.abspath(path)
 
 
 def _built_module(path: str):
