@@ -7,27 +7,25 @@ from __future__ import annotations
 
 import ast
 import hashlib
-import weakref
 from typing import Dict, FrozenSet, List, Optional
 
 from astroid import nodes
 
 from mslint import parsed
+from mslint.analysis.module_memo import memo
 
 
 def mentions(module: nodes.Module, name: str) -> List[nodes.NodeNG]:
     """The Name and Attribute nodes of a module spelled `name` (one walk per module object: every
     cell and every function of every analysis asks)."""
-    found = _MENTIONS.get(module)
-    if found is None:
-        found = {}
-        for node in module.nodes_of_class((nodes.Name, nodes.Attribute)):
-            found.setdefault(node.name if isinstance(node, nodes.Name) else node.attrname, []).append(node)
-        _MENTIONS[module] = found
-    return found.get(name, [])
+    return memo(module, "mentions", lambda: _spelled(module)).get(name, [])
 
 
-_MENTIONS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+def _spelled(module: nodes.Module) -> Dict[str, List[nodes.NodeNG]]:
+    found: Dict[str, List[nodes.NodeNG]] = {}
+    for node in module.nodes_of_class((nodes.Name, nodes.Attribute)):
+        found.setdefault(node.name if isinstance(node, nodes.Name) else node.attrname, []).append(node)
+    return found
 
 
 def code_names(source: bytes, keep_for: Optional[str] = None) -> Optional[FrozenSet[str]]:

@@ -16,11 +16,11 @@ analysis's identity (mslint.project.index.analysis_identity).
 from __future__ import annotations
 
 import os
-import weakref
 from typing import Callable, FrozenSet, Iterator, List, Tuple
 
 from astroid import nodes
 
+from mslint.analysis.module_memo import memo
 from mslint.project import index as project
 from mslint.project.classes import ClassIndex
 from mslint.project.resolve import Resolver
@@ -60,19 +60,16 @@ def parent_calls(cell: nodes.ClassDef, resolver: Resolver, classes: ClassIndex,
 def _converting_classes(module: nodes.Module, text: bytes) -> List[Tuple[nodes.ClassDef, FrozenSet[str]]]:
     """The classes of a module that convert a tensor in their own body, each with the names its
     source mentions (once per module object: every construct root of an analysis asks)."""
-    found = _CONVERTING.get(module)
-    if found is None:
+    def compute() -> List[Tuple[nodes.ClassDef, FrozenSet[str]]]:
         lines = text.split(b"\n")
         found = []
         for parent in module.nodes_of_class(nodes.ClassDef):
             source = b"\n".join(lines[parent.fromlineno - 1:parent.tolineno])
             if project.converts_tensors(source):
                 found.append((parent, project.identifiers(source)))
-        _CONVERTING[module] = found
-    return found
+        return found
 
-
-_CONVERTING: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+    return memo(module, "converting classes", compute)
 
 
 def _attributes_holding(parent: nodes.ClassDef, cell: nodes.ClassDef, class_facts: Callable) -> List[str]:

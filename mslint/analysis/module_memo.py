@@ -1,0 +1,25 @@
+"""Facts computed once per astroid module object and kept on the object itself, so that
+they go when the module goes.
+
+A WeakKeyDictionary keyed by the module cannot do this: its values hold the module's own
+nodes, whose parent links lead back to the module, so an entry keeps its key alive and no
+entry ever goes.  Two such tables (the names a module spells, its classes that convert
+tensors) kept every module a run had evicted from its store: on mindone, 500 trees too many
+and 5 GiB of memory at the end of a one-process run, against about 550 MiB without them.
+"""
+from __future__ import annotations
+
+from typing import Callable, TypeVar
+
+Value = TypeVar("Value")
+_ATTRIBUTE = "_mslint_memo"
+
+
+def memo(module, name: str, compute: Callable[[], Value]) -> Value:
+    """`compute()` for this module, once: kept on the module under `name`."""
+    store = module.__dict__.get(_ATTRIBUTE)
+    if store is None:
+        store = module.__dict__[_ATTRIBUTE] = {}
+    if name not in store:
+        store[name] = compute()
+    return store[name]
