@@ -4,8 +4,9 @@ they go when the module goes.
 A WeakKeyDictionary keyed by the module cannot do this: its values hold the module's own
 nodes, whose parent links lead back to the module, so an entry keeps its key alive and no
 entry ever goes.  Two such tables (the names a module spells, its classes that convert
-tensors) kept every module a run had evicted from its store: on mindone, 500 trees too many
-and 5 GiB of memory at the end of a one-process run, against about 550 MiB without them.
+tensors) kept every module a run had evicted from its store: 80 s into a one-process run on
+mindone, 855 trees were alive with 192 in the store, and the run peaked at 5,194 MiB; with
+the facts kept on the modules, 217 trees and a peak of 743 MiB.
 """
 from __future__ import annotations
 
