@@ -208,8 +208,7 @@ def test_a_base_class_change_in_a_module_of_other_code_is_seen(project, capsys, 
 
 def test_facts_computed_through_another_module_are_seen_by_every_file(project, capsys, cache_dir, monkeypatch):
     """Two files whose analyses reach the same base class and, through its __init__, a helper of a
-    third module: both see the helper's edit (an analysis in a run that fills the cache never
-    takes another analysis's results, whose reads it would not record)."""
+    third module: both see the helper's edit."""
     project.write("n.py", """
         import mindspore as ms
         import numpy as np
@@ -249,6 +248,62 @@ def test_facts_computed_through_another_module_are_seen_by_every_file(project, c
 
 
         def make():
+            return ms.Tensor(np.ones(3))
+        """)
+    cached, uncached = lint(capsys, "a.py", "b.py")
+    assert cached == uncached == []
+
+
+def test_a_result_one_file_takes_from_another_brings_what_that_one_read(project, capsys, cache_dir, monkeypatch):
+    """b.py's analysis takes the return value of n.make that a.py's analysis computed
+    (lattice.SHARED); computing it read o.py, which b.py never looks at itself.  An edit of o.py
+    must still reach b.py's cached result."""
+    project.write("o.py", """
+        import numpy as np
+
+
+        def deep():
+            return np.ones(3)
+        """)
+    project.write("n.py", """
+        from o import deep
+
+
+        def make():
+            return deep()
+        """)
+    project.write("m.py", """
+        from mindspore import nn
+
+        from n import make
+
+
+        class Base(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.w = make()
+        """)
+    for name in ("a", "b"):
+        project.write(f"{name}.py", f"""
+            import numpy as np
+
+            from m import Base
+
+
+            class Net{name}(Base):
+                def construct(self, x):
+                    return np.sum(self.w)
+            """)
+    monkeypatch.chdir(project.root)
+    first, _ = lint(capsys, "a.py", "b.py")
+    assert [(os.path.basename(path), code) for path, _, code, _ in rows(first)] == [("a.py", "MS103"),
+                                                                                    ("b.py", "MS103")]
+    project.write("o.py", """
+        import mindspore as ms
+        import numpy as np
+
+
+        def deep():
             return ms.Tensor(np.ones(3))
         """)
     cached, uncached = lint(capsys, "a.py", "b.py")

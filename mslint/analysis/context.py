@@ -130,7 +130,7 @@ class ModuleContext:
                 interpreter.impure += 1
             return self._facts[cls]
         key = (interpreter.flavour, cls)
-        shared = lattice.SHARED.facts.get(key)
+        shared = lattice.SHARED.recall(lattice.SHARED.facts, key)
         if shared is not None:
             self._facts[cls] = shared
             return shared

@@ -267,7 +267,7 @@ class CallInterpreter:
             if answered_for != exact or answered_for is None:
                 self.impure += 1  # another call's answer, or a cut-short one: depends on what ran first
             return result
-        shared = SHARED.returns.get(exact)
+        shared = SHARED.recall(SHARED.returns, exact)
         if shared is not None:
             self._returns[key] = (exact, shared)
             return shared

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, Iterable, List, Opt
 from astroid import nodes
 
 from mslint.project import mindspore_names as msn
-from mslint.project import resolve
+from mslint.project import module_files, resolve
 from mslint.findings import COMPILED_ONLY_WHEN
 from mslint.project.classes import keyword_value
 
@@ -273,24 +273,39 @@ class SharedResults:
     arguments and depth, and class facts.  Only results that read no recursion guard are kept
     (Interpreter.impure),
     so which analysis ran first never changes a finding; the pylint plugin analyses each module
-    and its importers, and the command each file, reaching the same helpers and base classes."""
+    and its importers, and the command each file, reaching the same helpers and base classes.
+
+    A run that records what each analysis reads (for the result cache) keeps, with each result,
+    the log of the analysis that computed it; an analysis that takes the result takes that log
+    too (ReadLog.take).  That log holds everything the result was computed from (a result read
+    only what its analysis had read by then), and more: a superset, so a cache entry may be
+    invalidated by an edit it did not depend on, never kept past one it did."""
 
     LIMIT = 200_000  # entries; a bound on memory for a long-lived process
 
     def __init__(self):
-        self.returns: Dict[tuple, Value] = {}
-        self.facts: Dict[tuple, "ClassFacts"] = {}
-        # Off while a run records what each analysis reads for a result cache: an analysis that
-        # took another's result would not read what that result was computed from, and its
-        # cache entry would miss those dependencies (mslint.run.runner turns it off then).
+        self.returns: Dict[tuple, tuple] = {}  # key -> (value, the computing analysis's ReadLog or None)
+        self.facts: Dict[tuple, tuple] = {}
         self.enabled = True
+
+    def recall(self, table: dict, key: tuple):
+        """The result kept under `key` (None if none); the running analysis takes its reads."""
+        found = table.get(key)
+        if found is None:
+            return None
+        value, log = found
+        if log is not None:
+            current = module_files.HOOKS.log
+            if current is not None:
+                current.take(log)
+        return value
 
     def remember(self, table: dict, key: tuple, value) -> None:
         if not self.enabled:
             return
         if len(table) >= self.LIMIT:
             table.clear()
-        table[key] = value
+        table[key] = (value, module_files.HOOKS.log)
 
     def forget(self) -> None:
         """Trees were dropped or may be rebuilt (a new run, evicted modules): their keys are stale."""

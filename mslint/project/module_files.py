@@ -76,7 +76,7 @@ class ReadLog:
     `config.BN_MOMENTUM = ...` in any file invalidates the result; editing a function of a
     module that the analysis never looked up does not (mslint.run.cache)."""
 
-    __slots__ = ("files", "lookups", "names", "whole", "searches")
+    __slots__ = ("files", "lookups", "names", "whole", "searches", "_taken")
 
     def __init__(self):
         self.files: set = set()
@@ -85,6 +85,15 @@ class ReadLog:
         self.whole: set = set()  # module files read as a whole
         # (project root, key) -> the answer of a project-wide search (mslint.project.index.Project.answer)
         self.searches: Dict[Tuple[str, str], object] = {}
+        self._taken: set = set()  # ids of the logs `take` merged (each once)
+
+    def take(self, other: Optional["ReadLog"]) -> None:
+        """Merge another analysis's log, once: this analysis used a result that one computed
+        (mslint.analysis.lattice.SharedResults), so it depends on what that one had read."""
+        if other is None or other is self or id(other) in self._taken:
+            return
+        self._taken.add(id(other))  # (the shared result keeps `other` alive: its id stays its own)
+        self.merge(other)
 
     def merge(self, other: "ReadLog") -> None:
         self.files |= other.files

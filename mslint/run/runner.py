@@ -341,21 +341,21 @@ GC_THRESHOLDS = (50000, 20, 100)
 _SAVED_GC: List[tuple] = []
 
 
-def _start_session(share: bool = True, overrides: Optional[Dict[str, str]] = None,
+def _start_session(record: bool = False, overrides: Optional[Dict[str, str]] = None,
                    kept: Optional[KeptModules] = None) -> None:
     """A module store, loaded through the lean builder (also in each worker process): a
     fresh one, or the kept one with what is still valid of the last run's modules.
 
-    `share`: analyses may take each other's results (lattice.SHARED); a run that records
-    what each analysis reads, for the result cache, must not (see SharedResults.enabled).
+    `record`: the run stores results in the result cache, so each analysis records what it
+    reads (project modules tell it which of their names it reads; a result one analysis takes
+    from another, lattice.SHARED, brings that one's reads along).
     `overrides`: absolute path -> text read instead of the file on disk."""
     global _STORE
     from mslint.analysis import lattice
 
     lattice.SHARED.forget()
-    lattice.SHARED.enabled = share
     if kept is None:
-        _STORE = _ModuleStore(record=not share)
+        _STORE = _ModuleStore(record=record)
         _STORE.overrides = dict(overrides or {})
     else:
         if kept.store is None:
@@ -374,7 +374,6 @@ def _end_session() -> None:
     from mslint.analysis import lattice
 
     lattice.SHARED.forget()
-    lattice.SHARED.enabled = True
     _STORE = None
     module_files.HOOKS.loader = None
     module_files.HOOKS.built = None
@@ -675,15 +674,15 @@ def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches
 
     if pending:
         jobs = worker_count(pending, jobs)
-        share = not stored  # results to store: each analysis must read what its findings depend on
+        record = bool(stored)  # results to store: each analysis must record what its findings depend on
         if jobs <= 1 or len(pending) < SERIAL_BELOW:
-            _start_session(share, overrides, kept)
+            _start_session(record, overrides, kept)
             try:
                 analysed = _lint_many(tuple(pending), progress)
             finally:
                 _end_session()
         else:
-            analysed = _lint_parallel(pending, jobs, progress, share)
+            analysed = _lint_parallel(pending, jobs, progress, record)
         for result in analysed:
             raw.extend(result.findings)
             if result.path in stored and not any(f.rule is ANALYSIS_INCOMPLETE for f in result.findings):
@@ -761,7 +760,7 @@ def report(raw: Iterable[Finding], run_paths: Dict[str, str], sources: Dict[str,
 
 
 def _lint_parallel(files: List[Tuple[str, str, config_module.Config]], jobs: int,
-                   progress: Optional[Progress] = None, share: bool = True) -> List[_Result]:
+                   progress: Optional[Progress] = None, record: bool = False) -> List[_Result]:
     # each worker owns a contiguous run of the files (sorted by path: one package's modules
     # share dependencies, built once per worker) and steals from the others' ends when its
     # own is done (mslint.run.scheduling)
@@ -774,7 +773,7 @@ def _lint_parallel(files: List[Tuple[str, str, config_module.Config]], jobs: int
     claims = scheduling.claims_for(runs, context)
     done: List[Optional[List[_Result]]] = [None] * len(chunks)
     with ProcessPoolExecutor(max_workers=min(jobs, len(chunks)), mp_context=context,
-                             initializer=_start_worker, initargs=(share, chunks, claims)) as pool:
+                             initializer=_start_worker, initargs=(record, chunks, claims)) as pool:
         for future in as_completed([pool.submit(_lint_claimed) for _ in chunks]):
             index, chunk_results = future.result()
             if index is not None:
@@ -787,9 +786,9 @@ def _lint_parallel(files: List[Tuple[str, str, config_module.Config]], jobs: int
 _CHUNKS: Sequence[Tuple[Tuple[str, str, config_module.Config], ...]] = ()  # a worker's copy of a run's chunks
 
 
-def _start_worker(share: bool, chunks, claims) -> None:
+def _start_worker(record: bool, chunks, claims) -> None:
     global _CHUNKS
-    _start_session(share)
+    _start_session(record)
     _CHUNKS = chunks
     scheduling.join_worker(claims)
 
