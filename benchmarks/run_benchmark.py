@@ -16,6 +16,9 @@ measures on the same files, in one run:
       target: a comment appended, and a statement added to the helper the dependents read
   (e) pylint --load-plugins=mslint --disable=all --enable=C0304,mslint, with the cache a
       `mslint` run left (the edit of (d) undone), and with no cache to read
+  (a') pylint's floor again, with the collector thresholds that loading the plugin sets for
+      the run (mslint.frontends.pylint_plugin.collect_rarely): e0/a' is what mslint's own
+      analysis adds, apart from the collections the plugin saves pylint (no target)
 
 (b) is measured first: mslint's default --jobs uses the cores the last minute's load leaves
 idle, and the runs of (a) and (e) leave about one core's load, which a developer's shell
@@ -265,6 +268,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     bin_dir = os.path.dirname(sys.executable)
     mslint = [sys.executable, "-m", "mslint"]
     pylint = [sys.executable, "-m", "pylint"]
+    # (a'): pylint with the thresholds the plugin sets when it loads (and nothing else of it)
+    tuned_pylint = [sys.executable, "-c", "import gc, sys; from mslint.run.runner import GC_THRESHOLDS; "
+                    "gc.set_threshold(*GC_THRESHOLDS); from pylint import run_pylint; sys.argv[0] = 'pylint'; "
+                    "run_pylint()"]
     jobs = ["--jobs", str(args.jobs)] if args.jobs else []
     mslint_cache = os.path.join(cache, "mslint_cache")
     shutil.rmtree(mslint_cache, ignore_errors=True)
@@ -283,17 +290,20 @@ def main(argv: Optional[List[str]] = None) -> int:
     runs["b"] = fastest_run("(b)", [measure("(b) mslint --no-cache", mslint + jobs + ["--no-cache", "--format", "json"]
                                             + targets, src, env) for _ in range(times)])
     plugin = pylint + ["--load-plugins=mslint", "--disable=all", "--enable=C0304,mslint"] + targets
-    floors, plugins = [], []
+    floors, plugins, tuned_floors = [], [], []
     empty = tempfile.mkdtemp(prefix="mslint-no-cache-")
     try:
         for _ in range(max(1, args.repeat)):
             floors.append(measure("(a) pylint floor", pylint + ["--disable=all", "--enable=C0304"] + targets, src, env))
             plugins.append(measure("(e) pylint + mslint, no cache to read", plugin, src,
                                    dict(env, MSLINT_CACHE_DIR=empty)))
+            tuned_floors.append(measure("(a') pylint floor, the plugin's collector thresholds",
+                                        tuned_pylint + ["--disable=all", "--enable=C0304"] + targets, src, env))
     finally:
         shutil.rmtree(empty, ignore_errors=True)
     runs["a"], runs["e0"] = fastest_run("(a)", floors), fastest_run("(e0)", plugins)
-    repeats = {"a": [r.wall for r in floors], "e0": [r.wall for r in plugins]}
+    runs["a_tuned"] = fastest_run("(a')", tuned_floors)
+    repeats = {"a": [r.wall for r in floors], "e0": [r.wall for r in plugins], "a_tuned": [r.wall for r in tuned_floors]}
     runs["fill"] = measure("    mslint, cold cache (fills it)", mslint + jobs + ["--format", "json"] + targets, src, env)
     runs["c"] = fastest_run("(c)", [measure("(c) mslint, warm cache", mslint + jobs + ["--format", "json"] + targets,
                                             src, env) for _ in range(times)])
@@ -356,7 +366,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     ratios = {key: (runs[key].wall / runs["a"].wall, runs[key].cpu / runs["a"].cpu)
               for key in ("b", "c", "d", "d_comment", "d_body", "e", "e0") if key in runs}
     print()
-    print(f"repeated runs, wall (s): (a) {repeats['a']}; (e) without a cache {repeats['e0']}")
+    print(f"repeated runs, wall (s): (a) {repeats['a']}; (e) without a cache {repeats['e0']}; (a') {repeats['a_tuned']}")
+    print(f"e0/a' (mslint's analysis, against a floor with the same collector thresholds): "
+          f"{runs['e0'].wall / runs['a_tuned'].wall:.3f} (cpu {runs['e0'].cpu / runs['a_tuned'].cpu:.3f})  (not a target)")
     for key, (wall, cpu) in ratios.items():
         if key in ("d_comment", "d_body"):
             print(f"d/a ({dict((k, d) for k, d, _ in EDITS)[key]}): {wall:.3f} (cpu {cpu:.3f})  (not a target)")
@@ -403,6 +415,9 @@ def _write(host, chosen, files, lines, runs, same, plugin_counts, reanalysed, me
             ("(e)", "`pylint --load-plugins=mslint --disable=all --enable=C0304,mslint` (the cache the run above left; "
                     f"fastest of {times})", "e"),
             ("(e)", f"the same with no cache to read (`MSLINT_CACHE_DIR` empty; fastest of {times})", "e0"),
+            ("(a')", "pylint's floor with the collector thresholds loading the plugin sets (`gc.set_threshold"
+                     f"(*GC_THRESHOLDS)` before `run_pylint()`; fastest of {times}); (e) without a cache against it: "
+                     "{e0_tuned}", "a_tuned"),
             ("", "`mslint --jobs 1 --no-cache`, pre-filter off (`MSLINT_PREFILTER=0`)", "check")]
     table = ["| run | command | wall (s) | CPU (s) | ratio wall | ratio CPU | target | peak RSS, largest process | peak RSS, process tree |",
              "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
@@ -410,6 +425,8 @@ def _write(host, chosen, files, lines, runs, same, plugin_counts, reanalysed, me
         if key not in runs:
             continue
         run = runs[key]
+        if key == "a_tuned":
+            text = text.format(e0_tuned=f"{runs['e0'].wall / run.wall:.3f} wall, {runs['e0'].cpu / run.cpu:.3f} CPU")
         ratio_key = f"{key[0]}/a" if key in ("b", "c", "d", "e", "e0") else None  # (d_comment, d_body: no target)
         wall_ratio = f"{run.wall / runs['a'].wall:.3f}"
         cpu_ratio = f"{run.cpu / runs['a'].cpu:.3f}"
@@ -431,8 +448,9 @@ def _write(host, chosen, files, lines, runs, same, plugin_counts, reanalysed, me
             "engineers' processes shared the machine during the measurement, so wall-clock times are noisy; "
             "the CPU-time ratios are steadier.",
             "", *table, ""]
-    text.append(f"Each of the {times} alternate runs of (a) and (e) without a cache, wall seconds: (a) "
-                f"{', '.join(f'{t:.2f}' for t in repeats['a'])}; (e) {', '.join(f'{t:.2f}' for t in repeats['e0'])}.")
+    text.append(f"Each of the {times} alternate runs of (a), (e) without a cache and (a'), wall seconds: (a) "
+                f"{', '.join(f'{t:.2f}' for t in repeats['a'])}; (e) {', '.join(f'{t:.2f}' for t in repeats['e0'])}; "
+                f"(a') {', '.join(f'{t:.2f}' for t in repeats['a_tuned'])}.")
     text.append("")
     checks = ", ".join(f"{k}: {'same' if v else 'DIFFERENT'}" for k, v in same.items())
     text.append(f"Findings compared with (b): {checks}. Messages the plugin reported: "

@@ -148,13 +148,8 @@ def _own_analysis(module, path: str, source: str, config, enabled) -> List[Findi
     """The analysis of pylint's current module, on pylint's own tree."""
     if not may_hold_graph_code(source, config):  # the command's text pre-filter (mslint.run.runner)
         return []
-    saved = gc.get_threshold()
-    gc.set_threshold(*GC_THRESHOLDS)  # astroid-heavy work: see mslint.run.runner
     index = NodeIndex(module, _STATE.walked, WALKED_TYPES) if _STATE.walking is module else None
-    try:
-        return check_module(ModuleContext(module, path, config, index), enabled)
-    finally:
-        gc.set_threshold(*saved)
+    return check_module(ModuleContext(module, path, config, index), enabled)
 
 
 def _context_analysis(path: str, config, enabled) -> List[Finding]:
@@ -177,12 +172,7 @@ def _context_analysis(path: str, config, enabled) -> List[Finding]:
         module = _built_module(path)
         if module is None:
             return []
-        saved = gc.get_threshold()
-        gc.set_threshold(*GC_THRESHOLDS)
-        try:
-            return check_module(ModuleContext(module, path, config), enabled)
-        finally:
-            gc.set_threshold(*saved)
+        return check_module(ModuleContext(module, path, config), enabled)
 
     return _analysis(path, data, config, enabled, compute, digest)
 
@@ -367,3 +357,15 @@ def register(linter) -> None:
     for family in FAMILIES:
         linter.register_checker(checker_for_family(family)(linter))
     record_run_files()
+    collect_rarely()
+
+
+def collect_rarely() -> None:
+    """Raise the collector's thresholds to the command's for the rest of the pylint run (never
+    lower one the process set higher).
+
+    pylint keeps every module astroid builds until it exits, so a full collection walks every
+    tree and frees almost nothing: on mindcv + mindyolo, pylint's floor alone (no plugin) spent
+    7.4 of 19 s in 14 full collections.  With the command's thresholds the whole run collects
+    in under 2 s and peaks about 15% higher (209 against 183 MB); see docs/performance.md."""
+    gc.set_threshold(*(max(current, wanted) for current, wanted in zip(gc.get_threshold(), GC_THRESHOLDS)))
