@@ -157,7 +157,8 @@ def measure(label: str, command: List[str], cwd: str, env: Dict[str, str]) -> Ru
         process.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         output = out.read().decode("utf-8", "replace")
-    if not 0 <= process.returncode < (32 if "pylint" in command else 2):  # mslint: 0/1; pylint: bit flags
+    runs_pylint = "pylint" in command or (command[1:2] == ["-c"] and "run_pylint()" in command[2])
+    if not 0 <= process.returncode < (32 if runs_pylint else 2):  # mslint: 0/1; pylint: bit flags
         raise SystemExit(f"{label}: {' '.join(command)} exited {process.returncode}:\n{output[-2000:]}")
     run = Run(label, wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024,
               peak[0] if psutil is not None else None, output)
