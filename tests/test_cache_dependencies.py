@@ -310,6 +310,45 @@ def test_a_result_one_file_takes_from_another_brings_what_that_one_read(project,
     assert cached == uncached == []
 
 
+def test_what_a_parent_passes_is_seen_when_another_analysis_walked_the_parent_first(project, capsys, cache_dir,
+                                                                                   monkeypatch):
+    """sub.py's analysis reads what P passes its sub-cell through facts kept on p.py's module
+    (the names it spells), which p.py's own analysis, earlier in the run, computed.  Editing
+    P's construct must still reach sub.py's cached result."""
+    project.write("sub.py", """
+        import numpy as np
+        from mindspore import nn
+
+
+        class Sub(nn.Cell):
+            def construct(self, x, k):
+                return x + np.zeros(k).sum()
+        """)
+    parent = """
+        from mindspore import nn
+
+        from sub import Sub
+
+
+        class P(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.s = Sub()
+
+            def construct(self, x):
+                return self.s(x, {argument})
+        """
+    project.write("p.py", parent.format(argument="3"))
+    monkeypatch.chdir(project.root)
+    first, uncached = lint(capsys, "p.py", "sub.py")
+    assert first == uncached
+    assert [(os.path.basename(path), code) for path, _, code, _ in rows(first)] == [("sub.py", "MS103")]  # k: 3
+    project.write("p.py", parent.format(argument="x"))
+    cached, uncached = lint(capsys, "p.py", "sub.py")
+    assert [(os.path.basename(path), code) for path, _, code, _ in rows(uncached)] == [("sub.py", "MS102")]  # a tensor
+    assert cached == uncached
+
+
 BN_CONFIG = """
 BN_MOMENTUM = 0.1
 UNRELATED = 1

@@ -250,3 +250,64 @@ def test_a_module_that_names_a_cell_only_in_a_string_is_not_built_to_look_for_ca
     names = code_names(b'__all__ = ["Net"]  # Net is exported\nfrom .model import *\nx = models.Head(3)\n')
     assert "Net" not in names and {"models", "Head", "x"} <= names
     assert code_names(b"def broken(:\n") is None  # kept: building it says what is unknown
+
+
+def test_code_facts_list_the_attribute_calls_a_project_object_may_receive():
+    from mslint.analysis.mentions import code_facts
+
+    facts = code_facts(b'''
+import numpy as np
+from mindspore import nn
+from . import relative
+from .models import Base
+
+
+class OwnCell(nn.Cell):
+    def construct(self, x):
+        return self.dense(x) + np.roll(x, 1) + relative.helper(x)
+
+
+class Derived(Base):
+    def construct(self, x):
+        return self.head(x)
+
+
+class Plain:
+    def run(self):
+        return self.loss(1)
+
+
+def step(net, x):
+    return net.classifier(x) + super().zap(x)
+
+
+def not_a_method(self):
+    return self.plain(1)
+''')
+    # self.dense in a Cell with MindSpore bases, self.loss in a class with none and np.roll through
+    # an import are not; a relative import's module, a project base, a parameter, super() and a
+    # `self` outside a method may be project objects
+    assert sorted(facts.outside_attribute_calls) == ["classifier", "head", "helper", "plain", "zap"]
+    assert {"dense", "roll", "loss", "np", "nn"} <= facts.names
+
+
+def test_code_facts_treat_an_import_name_bound_again_as_an_object():
+    from mslint.analysis.mentions import code_facts
+
+    facts = code_facts(b'''
+from mindspore import nn
+import numpy as np
+
+np = load_backend()
+
+
+class Cell(nn.Cell):
+    pass
+
+
+class Mine(Cell):
+    def construct(self, x):
+        return self.dense(x) + np.roll(x, 1)
+''')
+    # `np` is rebound and `Cell` is the module's own class: neither is known to be MindSpore's
+    assert sorted(facts.outside_attribute_calls) == ["dense", "roll"]

@@ -314,6 +314,52 @@ def test_inputs_a_parent_passes_as_tensors_are_still_tensors(tmp_path):
     assert places(findings) == {("pkg/ops_q.py", 9, "MS102"), ("pkg/ops_q.py", 15, "MS102")}
 
 
+OTHER_CELLS = '''
+    from mindspore import nn
+    from pkg.net import Net
+
+
+    class Unrelated(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.roll = nn.Dense(2, 2)
+
+        def construct(self, x):
+            return self.roll(x)
+'''
+
+
+def test_a_cell_of_another_class_calling_its_own_attribute_of_that_name_is_no_outside_call(tmp_path):
+    # `self.roll(x)` in a Cell whose bases are MindSpore's: its own attribute, not Net's roll
+    # (the file's text says so; mslint.analysis.mentions.CodeFacts)
+    _parent_and_children(tmp_path, extra={"pkg/other.py": OTHER_CELLS})
+    findings, _ = mslint(tmp_path, "--no-cache", "--select", "MS102", "pkg")
+    assert findings == []
+
+
+def test_a_call_of_the_held_attribute_from_outside_the_parent_keeps_tensor_inputs(tmp_path):
+    outside = OTHER_CELLS + '''
+
+    def step(net, x):
+        return net.roll(x, (x.sum(), 2))
+'''
+    _parent_and_children(tmp_path, extra={"pkg/other.py": outside})
+    findings, _ = mslint(tmp_path, "--no-cache", "--select", "MS102", "pkg")
+    assert places(findings) == {("pkg/ops_q.py", 9, "MS102")}  # Roll's inputs; Depth's are still ints
+
+
+def test_a_subclass_of_the_parent_calling_the_attribute_keeps_tensor_inputs(tmp_path):
+    subclass = OTHER_CELLS + '''
+
+    class Wider(Net):
+        def forward_twice(self, x):
+            return self.roll(x, (x.sum(), 2))
+'''
+    _parent_and_children(tmp_path, extra={"pkg/other.py": subclass})
+    findings, _ = mslint(tmp_path, "--no-cache", "--select", "MS102", "pkg")
+    assert places(findings) == {("pkg/ops_q.py", 9, "MS102")}
+
+
 def test_a_cell_a_program_also_runs_itself_keeps_tensor_inputs(tmp_path):
     program = '''
         import mindspore as ms

@@ -25,9 +25,10 @@ from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 from astroid import nodes
 
 from mslint.analysis.caller_values import MAX_MODULES, Callers
-from mslint.analysis.mentions import mentions
+from mslint.analysis.mentions import code_facts, mentions
 from mslint.project import index as project
 from mslint.project.classes import ClassIndex, enclosing_class
+from mslint.project.module_files import record_whole_read
 from mslint.project.resolve import Resolver
 
 MAX_DEPTH = 6  # parents followed up from a cell
@@ -173,6 +174,8 @@ class CellUses:
         if len(callers) > MAX_MODULES:
             return set(callers)
         for path in callers:
+            if not self.resolver.has_module(path) and not _may_call_from_outside(model, path, holding.attribute):
+                continue  # (its text says so: no astroid build; mslint.analysis.mentions.CodeFacts)
             module = self.resolver.module_at(path)
             if module is None:
                 found.add(path)
@@ -189,6 +192,16 @@ class CellUses:
                 found.add(os.path.abspath(path))
                 break
         return found
+
+
+def _may_call_from_outside(model, path: str, attribute: str) -> bool:
+    """Whether the file's text may hold a call of `attribute` that _outside_calls counts (True when
+    it cannot be read or parsed).  The answer reads the whole file, as the astroid walk would:
+    the running analysis records it so (for the result cache)."""
+    record_whole_read(path)
+    text = model.text(path)
+    facts = code_facts(text) if text is not None else None
+    return facts is None or attribute in facts.outside_attribute_calls
 
 
 def _in_main_block(node) -> bool:

@@ -124,6 +124,16 @@ def _read_whole(path: str) -> None:
         log.whole.add(path)
 
 
+def record_whole_read(path: str) -> None:
+    """The running analysis read a project file's text whole without building it (what its
+    build and a walk of its statements would have recorded)."""
+    log = HOOKS.log
+    if log is not None:
+        path = os.path.abspath(path)
+        log.files.add(path)
+        log.whole.add(path)
+
+
 class RecordingLocals(dict):
     """A project module's top-level names (astroid's `Module.locals`), telling the running
     analysis's ReadLog which names it looks up; listing them, or reading their bindings
