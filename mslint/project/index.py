@@ -125,6 +125,7 @@ class Project:
         self._layout_digest: Optional[str] = None
         self._marker_directories: Set[str] = set()
         self._importers: Optional[Dict[str, Set[str]]] = None
+        self._all_importers: Dict[str, List[str]] = {}  # target -> all_importers(target)
         self._converting: Optional[Dict[str, FrozenSet[str]]] = None
         self._attribute_writes: Dict[str, bool] = {}
         self._listings: Dict[str, List[str]] = {}
@@ -366,15 +367,18 @@ class Project:
                     reverse.setdefault(imported, set()).add(path)
             self._importers = reverse
         target = os.path.abspath(target)
-        found: Set[str] = set()
-        frontier = [target]
-        while frontier:
-            current = frontier.pop()
-            for importer in self._importers.get(current, ()):
-                if importer not in found and importer != target:
-                    found.add(importer)
-                    frontier.append(importer)
-        return sorted(found)
+        known = self._all_importers.get(target)
+        if known is None:  # (every class of a module asks: a module most of the project imports is walked once)
+            found: Set[str] = set()
+            frontier = [target]
+            while frontier:
+                current = frontier.pop()
+                for importer in self._importers.get(current, ()):
+                    if importer not in found and importer != target:
+                        found.add(importer)
+                        frontier.append(importer)
+            known = self._all_importers[target] = sorted(found)
+        return list(known)
 
     def converting_modules(self) -> Dict[str, FrozenSet[str]]:
         """The project files that define a `construct` and have a class that converts a tensor to
