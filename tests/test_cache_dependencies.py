@@ -206,17 +206,9 @@ def test_a_base_class_change_in_a_module_of_other_code_is_seen(project, capsys, 
     assert cached == uncached == []
 
 
-def test_facts_computed_through_another_module_are_seen_by_every_file(project, capsys, cache_dir, monkeypatch):
-    """Two files whose analyses reach the same base class and, through its __init__, a helper of a
-    third module: both see the helper's edit."""
-    project.write("n.py", """
-        import mindspore as ms
-        import numpy as np
-
-
-        def make():
-            return np.ones(3)
-        """)
+def _base_and_two_subclasses(project) -> None:
+    """m.Base stores n.make() on self in __init__; a.py and b.py each subclass it and use it in
+    construct (MS103 while make() returns a NumPy array)."""
     project.write("m.py", """
         from mindspore import nn
 
@@ -239,6 +231,20 @@ def test_facts_computed_through_another_module_are_seen_by_every_file(project, c
                 def construct(self, x):
                     return np.sum(self.w)
             """)
+
+
+def test_facts_computed_through_another_module_are_seen_by_every_file(project, capsys, cache_dir, monkeypatch):
+    """Two files whose analyses reach the same base class and, through its __init__, a helper of a
+    third module: both see the helper's edit."""
+    project.write("n.py", """
+        import mindspore as ms
+        import numpy as np
+
+
+        def make():
+            return np.ones(3)
+        """)
+    _base_and_two_subclasses(project)
     monkeypatch.chdir(project.root)
     first, _ = lint(capsys, "a.py", "b.py")
     assert [code for _, _, code, _ in rows(first)] == ["MS103", "MS103"]
@@ -272,28 +278,7 @@ def test_a_result_one_file_takes_from_another_brings_what_that_one_read(project,
         def make():
             return deep()
         """)
-    project.write("m.py", """
-        from mindspore import nn
-
-        from n import make
-
-
-        class Base(nn.Cell):
-            def __init__(self):
-                super().__init__()
-                self.w = make()
-        """)
-    for name in ("a", "b"):
-        project.write(f"{name}.py", f"""
-            import numpy as np
-
-            from m import Base
-
-
-            class Net{name}(Base):
-                def construct(self, x):
-                    return np.sum(self.w)
-            """)
+    _base_and_two_subclasses(project)
     monkeypatch.chdir(project.root)
     first, _ = lint(capsys, "a.py", "b.py")
     assert [(os.path.basename(path), code) for path, _, code, _ in rows(first)] == [("a.py", "MS103"),
