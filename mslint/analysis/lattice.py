@@ -286,7 +286,6 @@ class SharedResults:
     def __init__(self):
         self.returns: Dict[tuple, tuple] = {}  # key -> (value, the computing analysis's ReadLog or None)
         self.facts: Dict[tuple, tuple] = {}
-        self.enabled = True
 
     def recall(self, table: dict, key: tuple):
         """The result kept under `key` (None if none); the running analysis takes its reads."""
@@ -301,8 +300,6 @@ class SharedResults:
         return value
 
     def remember(self, table: dict, key: tuple, value) -> None:
-        if not self.enabled:
-            return
         if len(table) >= self.LIMIT:
             table.clear()
         table[key] = (value, module_files.HOOKS.log)
