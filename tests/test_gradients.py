@@ -253,6 +253,76 @@ gc = ops.GradOperation(get_all=True)(c)(x)
     assert all("MySampler, which defines bprop" in f.message for f in findings)
 
 
+def test_factories_of_modules_with_and_without_training_calls(project, monkeypatch):
+    """Another module's calls are visited only when it makes training calls (set_grad here);
+    a module without them still gives the cells its factories return and its classes hold."""
+    from astroid import nodes
+
+    from mslint.analysis import instances
+
+    project.write("src/__init__.py", "")
+    project.write("src/model.py", SAMPLER + """
+def create_ready(k):
+    net = MySampler(k)
+    net.set_grad()
+    return net
+""")
+    project.write("src/factories.py", """
+from mindspore import nn
+from src.model import MySampler
+
+
+class Holder(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.inner = MySampler(2)
+
+    def construct(self, x):
+        return self.inner(x)
+
+
+def create_sampler(k):
+    net = MySampler(k)
+    return net
+
+
+def create_holder():
+    return Holder()
+
+
+def unrelated():
+    return [MySampler(i) for i in range(3)]
+""")
+    project.write("train.py", """
+import numpy as np
+import mindspore as ms
+from src.factories import create_sampler, create_holder
+from src.model import create_ready
+
+x = ms.Tensor(np.ones(3, np.float32))
+a = create_sampler(3)
+a(x)
+ga = ms.grad(a)(x)
+b = create_holder()
+b(x)
+gb = ms.grad(b)(x)
+c = create_ready(3)
+c(x)
+gc = ms.grad(c)(x)
+""")
+    visited = set()
+    visit_call = instances.InstanceTracker._visit_call
+
+    def recording(self, call: nodes.Call) -> None:
+        visited.add(call.root().file.replace("\\", "/").rsplit("/", 1)[-1])
+        visit_call(self, call)
+
+    monkeypatch.setattr(instances.InstanceTracker, "_visit_call", recording)
+    findings = only(project.lint("train.py", select=["MS501"]), "MS501")
+    assert [(f.line, "sub-cell MySampler" in f.message) for f in findings] == [(9, False), (12, True)]
+    assert visited == {"train.py", "model.py"}  # factories.py makes no training call: its calls are not visited
+
+
 def test_class_setting_set_grad_in_init_is_clean(project):
     prefix = SAMPLER.replace("        self.k = k\n", "        self.k = k\n        self.set_grad()\n")
     assert _lint(project, MIGRATION_GUIDE_BAD, prefix=prefix) == []

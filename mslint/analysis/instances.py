@@ -227,9 +227,9 @@ class InstanceTracker:
         return False
 
     # -- the pass over the module ----------------------------------------------------------
-    def _visit(self) -> None:
-        calls = sorted(self._index.of(nodes.Call), key=position)
-        for call in calls:
+    def _visit(self, calls: bool = True) -> None:
+        """The pass over the module: its calls (when `calls`), then the cells its classes store on self."""
+        for call in sorted(self._index.of(nodes.Call), key=position) if calls else ():
             if not self.is_graph_code(call):
                 self._visit_call(call)
         for assign in self._index.of(nodes.AssignAttr):
@@ -478,7 +478,15 @@ class InstanceTracker:
     # -- helpers ---------------------------------------------------------------------------------
     def _tracker_for(self, module: nodes.Module) -> "InstanceTracker":
         if module not in self._trackers:
-            InstanceTracker(module, self.resolver, self.classes, self._trackers)
+            # Another module's calls matter here only through the events they record (set_grad,
+            # to_float, a gradient, an amp conversion, a trainer or wrapper: calls by those names;
+            # forward calls count only beside the gradient, in the module analysed).  Without such
+            # calls only the cells its classes store on self are visited: the cells its other calls
+            # make are made when a reference asks for them.  (Visiting every call of every module a
+            # factory or a class led to was half of MS501/MS6xx's time on an 8,000-file tree.)
+            index = NodeIndex(module)
+            owner = InstanceTracker(module, self.resolver, self.classes, self._trackers, visit=False, index=index)
+            owner._visit(calls=has_training_calls(index.of(nodes.Call)))
         return self._trackers[module]
 
     @staticmethod
