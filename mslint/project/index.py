@@ -303,6 +303,26 @@ class Project:
         """What the file says about programs: imports, a __main__ block, set_context modes."""
         return self._store().facts(path, self._peek)
 
+    def unread_facts(self) -> List[str]:
+        """The files whose program facts the first question would read from their text: none
+        stored for their size and modification time, and no text given (use_text)."""
+        return [path for path in self._store().unread(self.files()) if path not in self._texts]
+
+    def read_facts_and_imports(self, path: str) -> Tuple[Optional[Tuple[int, int]], program_facts.FileFacts,
+                                                         FrozenSet[str]]:
+        """(signature, facts, imported project files) of a file, read as `facts` and
+        `imports_of` read them, for `install_facts` in another process (mslint.project.fact_workers)."""
+        signature = program_facts._signature(path)  # (first: a later change gives a newer one)
+        facts = program_facts.read_facts(_read_regular(path), path)
+        return signature, facts, frozenset(self._resolve(path, facts))
+
+    def install_facts(self, found: Iterable[Tuple[str, Optional[Tuple[int, int]], program_facts.FileFacts,
+                                                  FrozenSet[str]]]) -> None:
+        """Keep what read_facts_and_imports found (path first) as if this process had read it."""
+        store, layout = self._store(), self._layout()
+        for path, signature, facts, imported in found:
+            store.install(path, signature, facts, layout, imported)
+
     def _store(self) -> program_facts.FactStore:
         if self._facts_store is None:
             self._facts_store = program_facts.FactStore(self.root, STORE.enabled)

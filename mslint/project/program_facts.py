@@ -347,6 +347,28 @@ class FactStore:
             self._changed = True
         return facts
 
+    def unread(self, paths: List[str]) -> List[str]:
+        """The paths whose facts `facts` would read from their text (none stored for their
+        size and modification time)."""
+        found = []
+        for path in paths:
+            entry = self._entries.get(path)
+            if path in self._bypassed or entry is None or entry[:2] != _signature(path):
+                found.append(path)
+        return found
+
+    def install(self, path: str, signature: Optional[Tuple[int, int]], facts: FileFacts,
+                layout: str, resolved: FrozenSet[str]) -> None:
+        """Facts another process read from the file (its size and modification time taken
+        first, as `facts` takes them), and the project files it imports under `layout`."""
+        if signature is None or path in self._bypassed:
+            return
+        self._entries[path] = signature + (facts,)
+        if layout != self._layout:
+            self._layout, self._resolved = layout, {}
+        self._resolved[path] = resolved
+        self._changed = True
+
     def resolved_imports(self, path: str, layout: str, resolve) -> FrozenSet[str]:
         """The project files `path` imports: kept while its text and the project's layout (its
         files, where its markers are) are unchanged; else `resolve()`."""

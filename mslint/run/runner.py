@@ -33,6 +33,7 @@ from mslint import config as config_module
 from mslint import parsed
 from mslint.project import index as project
 from mslint.project import module_files
+from mslint.project import fact_workers
 from mslint.run import routing
 from mslint.run import scheduling
 from mslint.run.cache import ResultCache
@@ -636,6 +637,8 @@ def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches
         project.project_for(path).use_text(path, data)
     files = list(files)
     run_paths = {os.path.abspath(path): path for path in files}
+    if jobs != 1:  # (a cold run on a large project: its program facts, read by several processes)
+        fact_workers.read_in_workers(run_paths, jobs if jobs > 0 else available_cores())
     context = context_files(run_paths, config_for)
     raw: List[Finding] = []
     pending: List[Tuple[str, str, config_module.Config]] = []
