@@ -514,3 +514,39 @@ def test_a_new_parent_cell_that_passes_a_tensor_is_seen(project, capsys, cache_d
     cached, uncached = lint(capsys, "post.py")
     assert cached == uncached
     assert [(path, line, code) for path, line, code, _ in rows(cached)] == [("post.py", 7, "MS102")]
+
+
+def _cache_entries(directory):
+    """path -> entry of every results file in the cache directory."""
+    entries = {}
+    for name in sorted(os.listdir(directory)):
+        if name.startswith("results-"):
+            with open(directory / name, encoding="utf-8") as handle:
+                entries.update(json.load(handle)["entries"])
+    return entries
+
+
+def test_a_parallel_run_stores_the_dependency_parts_its_workers_made(project, capsys, cache_dir, monkeypatch):
+    """Workers make the part digests of what each analysis read, as the parent would have made
+    them; the parent makes none."""
+    from mslint.run.cache import FileHashes
+
+    project.write("helpers.py", HELPERS)
+    for index in range(runner.SERIAL_BELOW + 2):
+        project.write(f"net{index}.py", NET)
+    monkeypatch.chdir(project.root)
+    main(["--format", "json", "--jobs", "1", "--no-cache", "."])
+    serial = capsys.readouterr().out
+
+    def in_the_parent(*_args):
+        raise AssertionError("a part digest made in the parent of a parallel run")
+
+    monkeypatch.setattr(FileHashes, "parts_digest", in_the_parent)
+    main(["--format", "json", "--jobs", "2", "."])
+    assert capsys.readouterr().out == serial
+    parts = [(path, dependency[1], dependency[2]) for entry in _cache_entries(cache_dir).values()
+             for path, dependency in entry["deps"].items() if isinstance(dependency, list)]
+    assert len(parts) == runner.SERIAL_BELOW + 2  # each net*.py read two names of helpers.py
+    for path, names, digest in parts:
+        with open(path, "rb") as handle:
+            assert ModuleParts(handle.read()).digest(names) == digest

@@ -27,6 +27,7 @@ import hashlib
 import json
 import os
 import re
+from collections import OrderedDict
 from typing import Dict, Iterable, List, Optional, Tuple
 
 from mslint import parsed
@@ -130,6 +131,49 @@ def _has_star_or_future_import(statement: ast.stmt) -> bool:
     return any(isinstance(node, ast.ImportFrom) and (node.module == "__future__" or
                                                      any(alias.name == "*" for alias in node.names))
                for node in ast.walk(statement))
+
+
+def part_names(names: Iterable) -> List[str]:
+    """The names a dependency's part digest is taken over, in the order the digest reads them."""
+    return sorted({str(name) for name in names})
+
+
+# A worker's ModuleParts of the files its analyses read, by path (the newest few: a package's
+# modules read the same ones), with the content hash they were made from.
+_WORKER_PARTS: "OrderedDict[str, Tuple[str, Optional[ModuleParts]]]" = OrderedDict()
+_WORKER_PARTS_KEPT = 256
+
+
+def dependency_parts(path: str, names_read: Dict[str, Iterable], whole_read: Iterable[str]
+                     ) -> Dict[str, Tuple[str, Optional[str]]]:
+    """In the worker process that analysed `path`: (content hash, part digest or None when the
+    file does not parse) of each dependency it read only some names of, as `store` would make
+    them.  The parent uses a digest only when the hash is the one its run read (else it makes
+    it again), so the serial part of a parallel run does not parse every dependency again."""
+    whole = set(whole_read)
+    found = {}
+    for dependency, names in names_read.items():
+        if dependency in whole or dependency == path:
+            continue
+        try:
+            with open(dependency, "rb") as handle:
+                data = handle.read()
+        except OSError:
+            continue
+        digest = content_hash(data)
+        known = _WORKER_PARTS.get(dependency)
+        if known is None or known[0] != digest:
+            try:
+                known = (digest, ModuleParts(data))
+            except (SyntaxError, ValueError, UnicodeDecodeError, LookupError, MemoryError, RecursionError):
+                known = (digest, None)
+            _WORKER_PARTS[dependency] = known
+            while len(_WORKER_PARTS) > _WORKER_PARTS_KEPT:
+                _WORKER_PARTS.popitem(last=False)
+        else:
+            _WORKER_PARTS.move_to_end(dependency)
+        found[dependency] = (digest, known[1].digest(part_names(names)) if known[1] is not None else None)
+    return found
 
 
 class FileHashes:
@@ -286,10 +330,12 @@ class ResultCache:
               files_read: Iterable[str], lookups: Dict[Tuple[str, str], Optional[str]],
               names_read: Optional[Dict[str, Iterable[str]]] = None,
               whole_read: Optional[Iterable[str]] = None,
-              searches: Optional[Dict[Tuple[str, str], bool]] = None) -> None:
+              searches: Optional[Dict[Tuple[str, str], bool]] = None,
+              parts: Optional[Dict[str, Tuple[str, Optional[str]]]] = None) -> None:
         """`names_read`: the top-level names the analysis looked up in each module; a module
         in `whole_read`, or with no entry in `names_read` when that is None, counts whole.
-        `searches`: (project root, key) -> the answer of a project-wide search (Project.answer)."""
+        `searches`: (project root, key) -> the answer of a project-wide search (Project.answer).
+        `parts`: what dependency_parts found in the worker that ran the analysis."""
         absolute = os.path.abspath(path)
         whole = set(whole_read or ())
         if names_read is None:
@@ -299,8 +345,14 @@ class ResultCache:
             dependency_hash = self.hashes.get(dependency)
             if dependency_hash is None:
                 return  # a dependency vanished while we ran: do not cache a result we cannot check
-            names = sorted({str(name) for name in names_read.get(dependency, ())})
-            part = self.hashes.parts_digest(dependency, names) if dependency not in whole else None
+            names = part_names(names_read.get(dependency, ()))
+            given = (parts or {}).get(dependency)
+            if dependency in whole:
+                part = None
+            elif given is not None and given[0] == dependency_hash:
+                part = given[1]  # (made from the same content, in the worker)
+            else:
+                part = self.hashes.parts_digest(dependency, names)
             deps[dependency] = dependency_hash if part is None else [dependency_hash, names, part]
         self.entries[absolute] = {
             "hash": digest,

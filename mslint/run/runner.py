@@ -29,6 +29,7 @@ from collections import OrderedDict
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from mslint.run import budget
+from mslint.run import cache as cache_module
 from mslint import config as config_module
 from mslint import parsed
 from mslint.project import index as project
@@ -387,7 +388,7 @@ def _end_session() -> None:
 class _Result:
     """One file's findings and what its analysis read (for the cache)."""
 
-    __slots__ = ("path", "findings", "files_read", "lookups", "names_read", "whole_read", "searches")
+    __slots__ = ("path", "findings", "files_read", "lookups", "names_read", "whole_read", "searches", "parts")
 
     def __init__(self, path: str, findings: List[Finding], log: Optional[ReadLog] = None):
         self.path = path
@@ -397,6 +398,7 @@ class _Result:
         self.names_read = {k: sorted(v, key=str) for k, v in log.names.items()} if log is not None else {}
         self.whole_read = sorted(log.whole) if log is not None else []
         self.searches = dict(log.searches) if log is not None else {}
+        self.parts = None  # (a worker's: cache.dependency_parts)
 
 
 def _out_of_time(path: str, budget_text: str) -> _Result:
@@ -692,7 +694,7 @@ def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches
                 # an incomplete analysis depends on the machine's speed: analyse it again next time
                 results, digest, identity = stored[result.path]
                 results.store(result.path, digest, identity, result.findings, result.files_read, result.lookups,
-                              result.names_read, result.whole_read, result.searches)
+                              result.names_read, result.whole_read, result.searches, result.parts)
     for results in used_caches:
         results.save()
     findings, withheld = report(raw, run_paths, sources, config_for)
@@ -787,16 +789,26 @@ def _lint_parallel(files: List[Tuple[str, str, config_module.Config]], jobs: int
 
 
 _CHUNKS: Sequence[Tuple[Tuple[str, str, config_module.Config], ...]] = ()  # a worker's copy of a run's chunks
+_RECORDING = False  # a worker's: its results go to the result cache
 
 
 def _start_worker(record: bool, chunks, claims) -> None:
-    global _CHUNKS
+    global _CHUNKS, _RECORDING
     _start_session(record)
-    _CHUNKS = chunks
+    _CHUNKS, _RECORDING = chunks, record
     scheduling.join_worker(claims)
 
 
 def _lint_claimed() -> Tuple[Optional[int], List[_Result]]:
-    """In a worker: analyse the chunk it claims next (its own run's, or another's last)."""
+    """In a worker: analyse the chunk it claims next (its own run's, or another's last); for
+    the cache, with the digests of the parts of modules each analysis read (made here, in
+    parallel, rather than one after the other in the parent)."""
     index = scheduling.next_chunk()
-    return (index, _lint_many(_CHUNKS[index])) if index is not None else (None, [])
+    if index is None:
+        return None, []
+    results = _lint_many(_CHUNKS[index])
+    if _RECORDING:
+        for result in results:
+            result.parts = cache_module.dependency_parts(os.path.abspath(result.path), result.names_read,
+                                                         result.whole_read)
+    return index, results
