@@ -70,3 +70,21 @@ def test_few_unread_files_are_read_where_they_are_needed(tmp_path, monkeypatch, 
     monkeypatch.setattr(fact_workers, "_map", lambda *_: pytest.fail("worker processes for four files"))
     fact_workers.read_in_workers(files, 2)
     assert len(index.project_at(str(tmp_path)).unread_facts()) == 4
+
+
+def test_workers_that_cannot_start_leave_the_facts_to_be_read_where_needed(tmp_path, monkeypatch, fresh_projects,
+                                                                           caplog):
+    _project(tmp_path)
+    files = [str(path) for path in sorted(tmp_path.rglob("*.py"))]
+    lazily = _model(str(tmp_path))
+    index.forget_projects()
+
+    def no_processes(*_args):
+        raise OSError("no process can be started here")
+        yield  # (a generator, as _map is)
+
+    monkeypatch.setattr(fact_workers, "PARALLEL_FROM", 1)
+    monkeypatch.setattr(fact_workers, "_map", no_processes)
+    fact_workers.read_in_workers(files, 2)
+    assert "reading them here" in caplog.text
+    assert _model(str(tmp_path)) == lazily

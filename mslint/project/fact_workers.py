@@ -11,9 +11,12 @@ stored), read nothing here.
 """
 from __future__ import annotations
 
+import logging
 from typing import Iterable, List, Tuple
 
 from mslint.project import index
+
+log = logging.getLogger("mslint.project.fact_workers")
 
 PARALLEL_FROM = 400  # unread files: below this, starting worker processes costs more than it saves
 BATCHES_PER_WORKER = 4  # (so that a worker given the slow files does not hold the others up)
@@ -29,8 +32,13 @@ def read_in_workers(paths: Iterable[str], jobs: int) -> None:
             continue
         size = -(-len(unread) // (jobs * BATCHES_PER_WORKER))
         batches = [(root, unread[start:start + size]) for start in range(0, len(unread), size)]
-        for found in _map(batches, jobs):
-            project.install_facts(found)
+        try:
+            for found in _map(batches, jobs):
+                project.install_facts(found)
+        except Exception as error:  # noqa: BLE001 - no worker processes here (a sandbox, a killed worker):
+            log.warning("mslint: reading the program facts in worker processes failed (%s: %s); "
+                        "reading them here", type(error).__name__, error)
+            return  # what was not installed is read where it is needed, as in a serial run
 
 
 def _map(batches: List[Tuple[str, List[str]]], jobs: int):
