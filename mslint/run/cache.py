@@ -133,6 +133,14 @@ def _has_star_or_future_import(statement: ast.stmt) -> bool:
                for node in ast.walk(statement))
 
 
+def module_parts(data: bytes) -> Optional[ModuleParts]:
+    """ModuleParts of a file's bytes; None when they do not decode or parse."""
+    try:
+        return ModuleParts(data)
+    except (SyntaxError, ValueError, UnicodeDecodeError, LookupError, MemoryError, RecursionError):
+        return None
+
+
 def part_names(names: Iterable) -> List[str]:
     """The names a dependency's part digest is taken over, in the order the digest reads them."""
     return sorted({str(name) for name in names})
@@ -163,11 +171,7 @@ def dependency_parts(path: str, names_read: Dict[str, Iterable], whole_read: Ite
         digest = content_hash(data)
         known = _WORKER_PARTS.get(dependency)
         if known is None or known[0] != digest:
-            try:
-                known = (digest, ModuleParts(data))
-            except (SyntaxError, ValueError, UnicodeDecodeError, LookupError, MemoryError, RecursionError):
-                known = (digest, None)
-            _WORKER_PARTS[dependency] = known
+            known = _WORKER_PARTS[dependency] = (digest, module_parts(data))
             while len(_WORKER_PARTS) > _WORKER_PARTS_KEPT:
                 _WORKER_PARTS.popitem(last=False)
         else:
@@ -195,11 +199,10 @@ class FileHashes:
                 if data is None:
                     with open(path, "rb") as handle:
                         data = handle.read()
-                if content_hash(data) == self.get(path):
-                    self._parts[path] = ModuleParts(data)
-            except (OSError, SyntaxError, ValueError, UnicodeDecodeError, LookupError, MemoryError,
-                    RecursionError):
-                pass
+            except OSError:
+                data = None
+            if data is not None and content_hash(data) == self.get(path):
+                self._parts[path] = module_parts(data)
         parts = self._parts[path]
         return parts.digest(names) if parts is not None else None
 
