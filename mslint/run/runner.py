@@ -789,13 +789,12 @@ def _lint_parallel(files: List[Tuple[str, str, config_module.Config]], jobs: int
 
 
 _CHUNKS: Sequence[Tuple[Tuple[str, str, config_module.Config], ...]] = ()  # a worker's copy of a run's chunks
-_RECORDING = False  # a worker's: its results go to the result cache
 
 
 def _start_worker(record: bool, chunks, claims) -> None:
-    global _CHUNKS, _RECORDING
+    global _CHUNKS
     _start_session(record)
-    _CHUNKS, _RECORDING = chunks, record
+    _CHUNKS = chunks
     scheduling.join_worker(claims)
 
 
@@ -807,7 +806,7 @@ def _lint_claimed() -> Tuple[Optional[int], List[_Result]]:
     if index is None:
         return None, []
     results = _lint_many(_CHUNKS[index])
-    if _RECORDING:
+    if _STORE.record:  # (the run stores its results)
         for result in results:
             result.parts = cache_module.dependency_parts(os.path.abspath(result.path), result.names_read,
                                                          result.whole_read)
