@@ -94,3 +94,26 @@ def test_a_name_check_that_finds_the_name_keeps_its_tree_for_the_build(monkeypat
     assert calls == []
     parsed.take(other.decode())  # not kept (it does not spell the name): parsed again
     assert calls == [other.decode()]
+
+
+def test_the_lean_builder_takes_every_option_of_the_installed_astroids_build():
+    """The lean builder overrides a private method of astroid's builder; astroid 4.4 added a
+    keyword (is_stub) that it passes, and an override that did not accept it turned every
+    file of a run into MS001.  A stub path (astroid's default for is_stub) builds too."""
+    import inspect
+
+    from astroid.builder import AstroidBuilder
+
+    runner._start_session()
+    try:
+        builder = runner._lean_builder_class()(runner._STORE, None)
+        options = [name for name in inspect.signature(AstroidBuilder._data_build).parameters
+                   if name not in ("self", "data", "modname", "path")]
+        module = builder.string_build(SOURCE, "net", "net.py")
+        stub = builder.string_build("def f(x: int) -> int: ...\n", "stub", "stub.pyi")
+    finally:
+        runner._end_session()
+    assert [type(node).__name__ for node in module.body][-1] == "ClassDef"
+    assert [node.name for node in stub.body] == ["f"]
+    for name in options:  # each option the installed astroid has is passed through
+        assert builder._data_build("x = 1\n", "opt", "opt.py", **{name: None})[0].body

@@ -189,14 +189,15 @@ def _lean_builder_class():
         def delayed_assattr(self, node):
             return None
 
-        def _data_build(self, data, modname, path):
-            # the tree the syntax check or the project's facts parsed from this text, if any
+        def _data_build(self, data, modname, path, **options):
+            # the tree the syntax check or the project's facts parsed from this text, if any;
+            # `options` passes on what newer astroids add (4.4: is_stub)
             from astroid import builder
 
             original = builder._parse_string
             builder._parse_string = _shared_tree_parser(original)
             try:
-                return super()._data_build(data, modname, path)
+                return super()._data_build(data, modname, path, **options)
             finally:
                 builder._parse_string = original
 
