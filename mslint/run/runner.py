@@ -431,7 +431,7 @@ def _analyse(path: str, source: str, config: config_module.Config) -> _Result:
             return _Result(path, [Finding(ANALYSIS_INCOMPLETE, path, 1, 0, None, None,
                                           "analysis incomplete: the file is nested too deeply to parse; "
                                           "no rule checked it")], log)
-        except (ValueError, TypeError, MemoryError) as error:  # NUL bytes and other unparsable input
+        except (ValueError, MemoryError) as error:  # NUL bytes and other unparsable input
             return _Result(path, [Finding(SYNTAX_ERROR, path, 1, 0, None, None, f"cannot parse the file: {error}")],
                            log)
         except Exception as error:  # noqa: BLE001 - astroid's own bugs stay one file's problem
