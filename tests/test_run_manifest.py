@@ -134,3 +134,37 @@ def test_a_snapshot_over_its_bound_is_not_kept(tree, tmp_path, capsys, monkeypat
     first = settled_run(capsys, ".")
     assert manifests(tmp_path) == []
     assert run(capsys, ".") == first
+
+
+HOST_NET = """
+import mindspore as ms
+from mindspore import nn
+from hostops import to_host
+
+
+class Net(nn.Cell):
+    def construct(self, x):
+        return to_host(x)
+"""
+
+
+def test_a_search_base_above_the_project_counts_by_presence_and_the_names_tried_in_it(tmp_path, capsys,
+                                                                                      monkeypatch):
+    """An import the project cannot resolve is searched for in the folders above it (the
+    search bases).  Such a folder is often a busy one (/tmp, a home folder): another file
+    appearing in it leaves the manifest valid, the module the import names appearing in it
+    does not."""
+    monkeypatch.setenv(ENVIRONMENT_VARIABLE, str(tmp_path / "cache"))
+    monkeypatch.setattr(manifest, "RACY_SECONDS", 0.05)
+    busy = tmp_path / "busy"
+    write(busy / "outer" / "proj", "net.py", HOST_NET)  # no project marker: the search walks up
+    monkeypatch.chdir(busy / "outer")
+    before = settled_run(capsys, "proj")
+    assert before[1] == [] and len(manifests(tmp_path)) == 1
+    write(busy, "notes.txt", "unrelated\n")  # changes the busy folder's times
+    time.sleep(manifest.RACY_SECONDS * 3)
+    assert answered_from_the_manifest(monkeypatch, capsys, "proj") == before
+    write(busy, "hostops.py", "def to_host(x):\n    return x.asnumpy()\n")  # what the import looks for
+    after = run(capsys, "proj")
+    assert after == run(capsys, "--no-cache", "proj")
+    assert after[1] == [("proj/net.py", 9, "MS101")]  # (the helper outside the run is reported at the call)

@@ -13,7 +13,9 @@ inode; or is still absent):
   files each analysis read outside them (its result-cache entry's dependencies);
 - above those trees, up to the file system's root, the files a run looks for there (project
   markers, `pyproject.toml`, `.gitignore`, `.git/info/exclude`), and the folders an import
-  lookup of an analysis searched outside them;
+  lookup of an analysis searched outside them.  Of a lookup's search base only its presence
+  counts, with the names the lookup tries in it (`mindcv/`, `mindcv.py`): such a base is
+  often a busy folder (`/tmp`, a home folder) whose times change all day;
 - above a project root without a marker, its parent folder and its scripts (one of them may
   import the root's package and so move the root up).
 
@@ -40,7 +42,7 @@ from mslint.findings import Finding
 from mslint.fingerprint import code_digest
 from mslint.run.cache import _decode, _encode
 
-FORMAT = 1
+FORMAT = 2
 KEEP = 8  # manifests kept per cache directory (one per command line and working directory)
 MAX_PATHS = 200_000  # a bound on a snapshot (a project root above a huge tree): past it, none is kept
 RACY_SECONDS = 2.0
@@ -92,6 +94,9 @@ def load(directory: str, key: str) -> Optional[Answer]:
         for path, expected in document["paths"].items():
             if _status(path) != expected:
                 return None
+        for path, expected in document["present"].items():
+            if os.path.isdir(path) != expected:
+                return None
         return Answer(document)
     except (OSError, ValueError, KeyError, TypeError):
         return None
@@ -103,6 +108,7 @@ class Snapshot:
     def __init__(self, started_ns: int):
         self.started_ns = started_ns
         self.paths: Dict[str, Optional[List[int]]] = {}
+        self.present: Dict[str, bool] = {}  # folders of which only presence counts (search bases)
         self.walked: set = set()
         self.discarded = False
 
@@ -172,7 +178,8 @@ class Snapshot:
             if base in self.walked:
                 continue
             current = base
-            self.add(current)
+            self.present[os.path.abspath(base)] = os.path.isdir(base)
+            self.add(os.path.join(base, parts[0] + ".py"))  # (the other name it tries there is added below)
             for part in parts:
                 current = os.path.join(current, part)
                 if current in self.walked:
@@ -184,7 +191,7 @@ def save(directory: str, key: str, snapshot: Snapshot, answer: dict) -> None:
     """Write the manifest (unless the snapshot was discarded: a path changed, or too many); keep the KEEP newest in `directory`."""
     if snapshot.discarded:
         return
-    document = dict(answer, format=FORMAT, paths=snapshot.paths)
+    document = dict(answer, format=FORMAT, paths=snapshot.paths, present=snapshot.present)
     try:
         os.makedirs(directory, exist_ok=True)
         descriptor, temporary = tempfile.mkstemp(prefix=".run-", suffix=".tmp", dir=directory)
