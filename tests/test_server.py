@@ -429,3 +429,32 @@ def test_a_fix_all_never_runs_beside_a_lint(monkeypatch, tmp_path):
     lint.join()
     assert overlaps == []
     assert action is not None and action.kind == server_module.convert.FIX_ALL_KIND
+
+
+def test_an_edit_after_a_quiet_spell_runs_at_once_and_a_burst_is_debounced(monkeypatch):
+    """The debounce is for bursts: the first edit after DEBOUNCE_SECONDS without a change (and
+    with no run under way) is linted at once; the edits right after it wait for the burst to
+    end; an edit while a run is under way waits too."""
+    from mslint.frontends import server as server_module
+
+    async def scenario():
+        loop = asyncio.get_running_loop()
+        ls = server_module.MslintServer()
+        started = []
+        monkeypatch.setattr(ls, "_start", lambda: (setattr(ls, "pending", None), started.append(loop.time())))
+
+        def delay_of_next_change():
+            ls.schedule()
+            return ls.pending.when() - loop.time()
+
+        assert delay_of_next_change() < 0.01  # the first keystroke
+        second = delay_of_next_change()  # right after it: part of a burst
+        assert server_module.DEBOUNCE_SECONDS - 0.01 < second <= server_module.DEBOUNCE_SECONDS
+        await asyncio.sleep(server_module.DEBOUNCE_SECONDS * 3)
+        assert len(started) == 1  # the burst's one run (the first timer was replaced)
+        assert delay_of_next_change() < 0.01  # quiet again
+        await asyncio.sleep(server_module.DEBOUNCE_SECONDS * 3)
+        ls.running = ls.generation  # a run under way: the next edit waits
+        assert delay_of_next_change() > server_module.DEBOUNCE_SECONDS - 0.01
+
+    asyncio.run(scenario())

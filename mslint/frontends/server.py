@@ -10,8 +10,9 @@ count too.
 - One diagnostic channel per client: pull (`textDocument/diagnostic`) when the client can
   pull and can be told to pull again (`workspace/diagnostic/refresh`: a buffer's edit
   changes other buffers' findings); push (`textDocument/publishDiagnostics`) otherwise.
-- Edits are debounced (DEBOUNCE_SECONDS); a newer edit stops the run under way (between
-  files), and results are only ever sent for the documents' current versions.
+- Edits in a burst are debounced (DEBOUNCE_SECONDS); an edit after a quiet spell starts its
+  run at once.  A newer edit stops the run under way (between files), and results are only
+  ever sent for the documents' current versions.
 - Files changed on disk: watched through `workspace/didChangeWatchedFiles` where the client
   can register watchers dynamically; otherwise every save checks again.
 
@@ -59,6 +60,7 @@ class MslintServer(LanguageServer):
         self.versions: Dict[str, Optional[int]] = {}  # uri -> the document version they are for
         self.pending: Optional[asyncio.TimerHandle] = None
         self.running: Optional[int] = None  # the generation of the run under way
+        self.last_change = float("-inf")  # the event loop's time of the last change
         self._settled: Optional[asyncio.Event] = None
         # a lint (in an executor thread) and a fix-all share the runner's session state: one at a time
         self.analysis = threading.Lock()
@@ -141,12 +143,22 @@ class MslintServer(LanguageServer):
             await self.settled.wait()
 
     def schedule(self, delay: float = DEBOUNCE_SECONDS, changed: bool = True) -> None:
-        """Run again after `delay` seconds without a change (a change makes earlier runs outdated)."""
+        """Run again after `delay` seconds without a change (a change makes earlier runs outdated).
+
+        The debounce only holds back edits that come in a burst: an edit after a quiet spell
+        (no run under way or waiting, no change for DEBOUNCE_SECONDS) starts its run at once,
+        so a single keystroke does not wait out a delay meant for fast typing."""
+        loop = asyncio.get_running_loop()
         if changed:
             self.generation += 1
+            now = loop.time()
+            quiet = (self.pending is None and self.running is None
+                     and now - self.last_change >= DEBOUNCE_SECONDS)
+            self.last_change = now
+            if quiet:
+                delay = 0
         if self.pending is not None:
             self.pending.cancel()
-        loop = asyncio.get_running_loop()
         self.pending = loop.call_later(delay, self._start)
 
     def _start(self) -> None:
