@@ -458,3 +458,29 @@ def test_an_edit_after_a_quiet_spell_runs_at_once_and_a_burst_is_debounced(monke
         assert delay_of_next_change() > server_module.DEBOUNCE_SECONDS - 0.01
 
     asyncio.run(scenario())
+
+
+def test_diagnostics_split_each_text_once_and_match_the_per_finding_conversion(tmp_path, monkeypatch):
+    """Converting a run's findings splits each buffer, and reads each other file a call chain
+    names, once per run, not once per finding; the diagnostics are those of the plain
+    per-finding conversion."""
+    from mslint.frontends import lsp_convert as convert
+    from mslint.frontends import server as server_module
+
+    make_project(tmp_path)
+    model = tmp_path / "pkg" / "model.py"
+    text = model.read_text() + "\n\nclass Twice(nn.Cell):\n    def construct(self, x):\n        return to_host(x)\n"
+    monkeypatch.chdir(tmp_path)
+    ls = server_module.MslintServer()
+    uri = path_to_uri(str(model))
+    results = ls.lint({uri: text})
+    assert len(results[uri]) >= 2 and any(f.calls for f in results[uri])
+    split, read = [], []
+    real_split = convert.lines_of
+    real_read = lambda p: real_split(Path(p).read_text())  # noqa: E731 - (the workspace needs a client)
+    monkeypatch.setattr(convert, "lines_of", lambda t: split.append(t) or real_split(t))
+    monkeypatch.setattr(ls, "lines_of_file", lambda p: read.append(p) or real_read(p))
+    made = ls.as_diagnostics(results, {uri: (text, 3)})
+    assert len(split) == 1 and sorted(read) == sorted(set(read)) and read
+    expected = [convert.diagnostic(f, real_split(text), real_read, ls.encoding) for f in results[uri]]
+    assert made == {uri: expected}
