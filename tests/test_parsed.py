@@ -117,3 +117,39 @@ def test_the_lean_builder_takes_every_option_of_the_installed_astroids_build():
     assert [node.name for node in stub.body] == ["f"]
     for name in options:  # each option the installed astroid has is passed through
         assert builder._data_build("x = 1\n", "opt", "opt.py", **{name: None})[0].body
+
+
+def test_a_lean_builder_that_does_not_fit_astroid_falls_back_to_astroids_own(tmp_path, monkeypatch, caplog, capsys):
+    """A future astroid that calls a private method the lean builder overrides with another
+    signature: the run says so once and builds with astroid's own builder, and the findings
+    are still there (not MS001 or MS003 on every file)."""
+    import json
+    import logging
+
+    from astroid.builder import AstroidBuilder
+
+    from mslint.frontends import cli
+
+    original_post_build = AstroidBuilder._post_build
+
+    def post_build(self, module, builder, encoding, new_option=None):
+        return original_post_build(self, module, builder, encoding)
+
+    def string_build(self, data, modname="", path=None, **options):
+        module, builder = self._data_build(data, modname, path)
+        return self._post_build(module, builder, "utf-8", new_option=True)  # what the lean override lacks
+
+    monkeypatch.setattr(AstroidBuilder, "_post_build", post_build)
+    monkeypatch.setattr(AstroidBuilder, "string_build", string_build)
+    monkeypatch.setattr(runner, "_LEAN_BUILDER_FITS", [True])
+    for name in ("one.py", "two.py"):
+        (tmp_path / name).write_text(SOURCE)
+    monkeypatch.chdir(tmp_path)
+    with caplog.at_level(logging.WARNING, logger="mslint.run.runner"):
+        status = cli.main(["--no-cache", "--jobs", "1", "--format", "json", "one.py", "two.py"])
+    found = sorted((f["path"], f["line"], f["code"]) for f in json.loads(capsys.readouterr().out))
+    assert status == 1
+    assert found == [("one.py", 16, "MS101"), ("two.py", 16, "MS101")]
+    warnings = [r.getMessage() for r in caplog.records if "fast tree builder" in r.getMessage()]
+    assert len(warnings) == 1 and "TypeError" in warnings[0]
+    assert runner._LEAN_BUILDER_FITS == [False]

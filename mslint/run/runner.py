@@ -20,6 +20,7 @@ Speed (docs/performance.md has the measurements):
 from __future__ import annotations
 
 import gc
+import logging
 import math
 import os
 import re
@@ -49,6 +50,7 @@ SERIAL_BELOW = 8  # fewer files than this: worker processes cost more than they 
 # building each package's modules once per worker costs about a second, which ~1.5 MB of
 # source (about 150 typical files) does not win back (docs/performance.md, "Worker processes").
 PARALLEL_FROM_BYTES = 1_500_000
+log = logging.getLogger("mslint.run.runner")
 MAX_MODULES = 192  # project modules kept built per process (a bound on memory for large trees)
 PREFILTER_VARIABLE = "MSLINT_PREFILTER"  # "0": analyse every file (to check the pre-filter)
 
@@ -122,9 +124,13 @@ def _bootstrap_astroid() -> None:
     import astroid
     from astroid import raw_building
 
-    if raw_building.InspectBuilder.bootstrapped:
+    inspect_builder = getattr(raw_building, "InspectBuilder", None)
+    if getattr(inspect_builder, "bootstrapped", False):
         return
-    original = raw_building._add_dunder_class
+    original = getattr(raw_building, "_add_dunder_class", None)
+    if original is None:  # an astroid without the hook: its own bootstrap, at its own cost
+        astroid.MANAGER.bootstrap()
+        return
     built: Dict[type, object] = {}
 
     def shared_dunder_class(func, parent, member) -> None:
@@ -204,6 +210,23 @@ def _lean_builder_class():
     return LeanBuilder
 
 
+_LEAN_BUILDER_FITS = [True]
+
+
+def _plain_builder(store: "_ModuleStore", path: Optional[str]):
+    """astroid's own builder, without transforms (the fallback of _ModuleStore._string_build)."""
+    import astroid
+    from astroid.builder import AstroidBuilder
+
+    return AstroidBuilder(astroid.MANAGER, apply_transforms=False)
+
+
+def _astroid_version() -> str:
+    import astroid
+
+    return getattr(astroid, "__version__", "?")
+
+
 def _shared_tree_parser(original):
     """A stand-in for astroid's `builder._parse_string` that returns the shared tree, in the
     shape this astroid returns: astroid 4.0.x returns (tree, parser module), later ones
@@ -234,12 +257,12 @@ class _ModuleStore:
 
         if self._builder is None:
             _bootstrap_astroid()
-            self._builder = _lean_builder_class()
+            self._builder = _lean_builder_class() if _LEAN_BUILDER_FITS[0] else _plain_builder
         absolute = os.path.abspath(path)
         outer, module_files.HOOKS.log = module_files.HOOKS.log, ReadLog()
         self.names[absolute] = module_name_for_file(path)
         try:
-            module = self._builder(self, path).string_build(source, self.names[absolute], path)
+            module = self._string_build(path, source, self.names[absolute])
         finally:
             log, module_files.HOOKS.log = module_files.HOOKS.log, outer
             self.building.pop(absolute, None)
@@ -252,6 +275,26 @@ class _ModuleStore:
         if outer is not None:
             outer.merge(log)
         return module
+
+    def _string_build(self, path: str, source: str, name: str):
+        """The lean builder's tree; astroid's own builder's when the lean one does not fit
+        the installed astroid.  The lean builder overrides private methods of astroid's
+        builder, which a new astroid may change (4.4 added an argument): when it fails with a
+        TypeError or AttributeError on a text astroid's own builder builds, the process uses
+        astroid's builder from then on (slower, and star imports of project modules resolve
+        as astroid resolves them) and says so once, rather than failing every file."""
+        try:
+            return self._builder(self, path).string_build(source, name, path)
+        except (TypeError, AttributeError) as error:
+            if self._builder is _plain_builder:
+                raise
+            self.building.pop(os.path.abspath(path), None)
+            module = _plain_builder(self, path).string_build(source, name, path)  # raises: not the lean one's fault
+            log.warning("mslint: its fast tree builder does not fit astroid %s (%s: %s); using astroid's own "
+                        "builder, which is slower", _astroid_version(), type(error).__name__, error)
+            self._builder = _plain_builder
+            _LEAN_BUILDER_FITS[0] = False  # (for this process's later stores too: one warning)
+            return module
 
     def holds(self, path: str) -> bool:
         """Whether the file's module is built and kept (asking for it costs nothing)."""
