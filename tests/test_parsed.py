@@ -153,3 +153,31 @@ def test_a_lean_builder_that_does_not_fit_astroid_falls_back_to_astroids_own(tmp
     warnings = [r.getMessage() for r in caplog.records if "fast tree builder" in r.getMessage()]
     assert len(warnings) == 1 and "TypeError" in warnings[0]
     assert runner._LEAN_BUILDER_FITS == [False]
+
+
+def test_a_failure_of_one_files_build_does_not_switch_the_builder(tmp_path, monkeypatch, capsys):
+    """A TypeError in the lean path that only one file's text sets off (here: its star import's
+    resolution) is that file's internal error; the probe builds, so the process keeps the lean
+    builder and the other file is checked as usual."""
+    import json
+
+    from mslint.frontends import cli
+    from mslint.project import resolve
+
+    original = resolve.absolute_import_name
+
+    def absolute_import_name(node):
+        if node.modname == "odd":
+            raise TypeError("a bug of mslint's on this import")
+        return original(node)
+
+    monkeypatch.setattr(resolve, "absolute_import_name", absolute_import_name)
+    monkeypatch.setattr(runner, "_LEAN_BUILDER_FITS", [True])
+    (tmp_path / "odd.py").write_text("X = 1\n")
+    (tmp_path / "one.py").write_text("from odd import *\n" + SOURCE)
+    (tmp_path / "two.py").write_text(SOURCE)
+    monkeypatch.chdir(tmp_path)
+    cli.main(["--no-cache", "--jobs", "1", "--format", "json", "one.py", "two.py"])
+    found = sorted((f["path"], f["line"], f["code"]) for f in json.loads(capsys.readouterr().out))
+    assert found == [("one.py", 1, "MS003"), ("two.py", 16, "MS101")]
+    assert runner._LEAN_BUILDER_FITS == [True]

@@ -211,6 +211,9 @@ def _lean_builder_class():
 
 
 _LEAN_BUILDER_FITS = [True]
+# a text that goes through every override of the lean builder (parse, post-build, a from-import,
+# an attribute assigned on self), to tell a builder that does not fit astroid from a file's own bug
+_PROBE = "from os import path\n\n\nclass Probe:\n    def f(self):\n        self.x = path\n"
 
 
 def _plain_builder(store: "_ModuleStore", path: Optional[str]):
@@ -234,8 +237,8 @@ def _shared_tree_parser(original):
     probe = original("")
     if isinstance(probe, tuple):
         parser_module = probe[1]  # the same operator tables whatever the text
-        return lambda text, type_comments=True, modname=None: (parsed.take(text), parser_module)
-    return lambda text, type_comments=True, modname=None: parsed.take(text)
+        return lambda text, *args, **options: (parsed.take(text), parser_module)
+    return lambda text, *args, **options: parsed.take(text)  # (whatever else a new astroid passes)
 
 
 class _ModuleStore:
@@ -280,13 +283,15 @@ class _ModuleStore:
         """The lean builder's tree; astroid's own builder's when the lean one does not fit
         the installed astroid.  The lean builder overrides private methods of astroid's
         builder, which a new astroid may change (4.4 added an argument): when it fails with a
-        TypeError or AttributeError on a text astroid's own builder builds, the process uses
-        astroid's builder from then on (slower, and star imports of project modules resolve
-        as astroid resolves them) and says so once, rather than failing every file."""
+        TypeError or AttributeError, and fails the same way on a small probe text that uses
+        each override, the process uses astroid's builder from then on (slower, and star
+        imports of project modules resolve as astroid resolves them) and says so once, rather
+        than failing every file.  A failure the probe does not repeat is this file's own (an
+        internal error for it); it does not change how other files are built."""
         try:
             return self._builder(self, path).string_build(source, name, path)
         except (TypeError, AttributeError) as error:
-            if self._builder is _plain_builder:
+            if self._builder is _plain_builder or self._lean_builder_fits():
                 raise
             self.building.pop(os.path.abspath(path), None)
             module = _plain_builder(self, path).string_build(source, name, path)  # raises: not the lean one's fault
@@ -295,6 +300,18 @@ class _ModuleStore:
             self._builder = _plain_builder
             _LEAN_BUILDER_FITS[0] = False  # (for this process's later stores too: one warning)
             return module
+
+    def _lean_builder_fits(self) -> bool:
+        """Whether the lean builder builds a probe that goes through each of its overrides."""
+        import astroid
+
+        try:
+            self._builder(self, None).string_build(_PROBE, "mslint_lean_builder_probe", None)
+        except (TypeError, AttributeError):
+            return False
+        finally:
+            astroid.MANAGER.astroid_cache.pop("mslint_lean_builder_probe", None)
+        return True
 
     def holds(self, path: str) -> bool:
         """Whether the file's module is built and kept (asking for it costs nothing)."""
