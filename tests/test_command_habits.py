@@ -279,3 +279,15 @@ def test_statistics_shows_progress_on_a_terminal(tree):
     assert status == 1
     assert re.search(r"mslint: [123]/3 files, \d+ s", shown) and "\r\x1b[K" in shown
     assert "MS102" in shown.split("\r\x1b[K")[-1]  # the table, after the progress line is erased
+
+
+@pytest.mark.parametrize("comment", ["# mslint: disable=MS999", "# MSLint : disable=MS999", "# NOQA: ms999",
+                                     "# noqa: E501, MS999", "# mſlint: disable=MS999", "# noqa: E501",
+                                     "# not a pragma: mslint", "# no qa: MS999", ""])
+def test_the_quick_test_for_comments_naming_rules_agrees_with_the_pattern(comment):
+    """unknown_suppressions turns a file away on a case-folded substring test before the
+    case-insensitive pattern: it must never turn away a text the pattern matches."""
+    from mslint.run import runner
+
+    text = f"x = 1  {comment}\n"
+    assert runner._may_name_our_rules(text) == (runner._MAY_NAME_OUR_RULES.search(text) is not None)
