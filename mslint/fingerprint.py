@@ -22,7 +22,7 @@ def code_digest() -> str:
     parser versions, so an upgrade or a local edit of a rule never reuses stale results."""
     global _CODE_DIGEST
     if _CODE_DIGEST is None:
-        digest = hashlib.sha256(f"{__version__} {sys.version_info[:2]} {_astroid_version()}".encode())
+        digest = hashlib.sha256(f"{__version__} {sys.version_info[:2]} {astroid_version()}".encode())
         for directory in sorted({_PACKAGE_DIRECTORY, _checkers_directory()}):
             for folder, subfolders, files in os.walk(directory):
                 subfolders[:] = sorted(d for d in subfolders if d != "__pycache__")
@@ -43,7 +43,7 @@ def _checkers_directory() -> str:
 _VERSION_LINE = re.compile(rb"""^__version__\s*=\s*["']([^"']+)["']""", re.MULTILINE)
 
 
-def _astroid_version() -> str:
+def astroid_version() -> str:
     """astroid's version, read from its __pkginfo__.py (importing astroid, or asking
     importlib.metadata, costs a warm run more than all its other work)."""
     try:

@@ -29,6 +29,7 @@ from typing import Dict, List, Optional, Tuple
 
 from mslint import __version__
 from mslint import config as config_module
+from mslint.frontends.heap import IDLE_SECONDS, HeapKeeper
 
 try:  # the server extra; without it main() says how to install it
     from lsprotocol import types as lsp
@@ -40,7 +41,6 @@ except ImportError:
     LanguageServer = object
 
 DEBOUNCE_SECONDS = 0.05
-from mslint.frontends.heap import IDLE_SECONDS  # noqa: E402 - (a quiet spell: collect everything once)
 # What is watched on disk: a helper's change, a configuration's, the files a run skips.
 WATCHED = ("**/*.py", "**/pyproject.toml", "**/setup.cfg", "**/.gitignore")
 log = logging.getLogger("mslint.frontends.server")
@@ -50,7 +50,6 @@ class MslintServer(LanguageServer):
     def __init__(self):
         super().__init__("mslint", __version__)
         from mslint.frontends.buffers import BufferLinter
-        from mslint.frontends.heap import HeapKeeper
 
         self.linter = BufferLinter()
         self.heap = HeapKeeper()  # main() starts its policy (mslint/frontends/heap.py)

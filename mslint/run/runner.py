@@ -40,17 +40,19 @@ from mslint.run import routing
 from mslint.run import scheduling
 from mslint.run.cache import ResultCache
 from mslint.findings import Finding
+from mslint.fingerprint import astroid_version
 from mslint.project.index import SKIPPED_DIRECTORIES  # noqa: F401 - part of this module's interface
 from mslint.project.module_files import ReadLog, module_name_for_file
 from mslint.rules import ANALYSIS_INCOMPLETE, FILE_UNREADABLE, SYNTAX_ERROR, USELESS_SUPPRESSION, registry
 from mslint.suppression import Suppressions, useless_suppressions
+
+log = logging.getLogger("mslint.run.runner")
 
 SERIAL_BELOW = 8  # fewer files than this: worker processes cost more than they save
 # Less source than this to analyse (after the cache): one process.  Starting workers and
 # building each package's modules once per worker costs about a second, which ~1.5 MB of
 # source (about 150 typical files) does not win back (docs/performance.md, "Worker processes").
 PARALLEL_FROM_BYTES = 1_500_000
-log = logging.getLogger("mslint.run.runner")
 MAX_MODULES = 192  # project modules kept built per process (a bound on memory for large trees)
 PREFILTER_VARIABLE = "MSLINT_PREFILTER"  # "0": analyse every file (to check the pre-filter)
 
@@ -224,12 +226,6 @@ def _plain_builder(store: "_ModuleStore", path: Optional[str]):
     return AstroidBuilder(astroid.MANAGER, apply_transforms=False)
 
 
-def _astroid_version() -> str:
-    import astroid
-
-    return getattr(astroid, "__version__", "?")
-
-
 def _shared_tree_parser(original):
     """A stand-in for astroid's `builder._parse_string` that returns the shared tree, in the
     shape this astroid returns: astroid 4.0.x returns (tree, parser module), later ones
@@ -296,7 +292,7 @@ class _ModuleStore:
             self.building.pop(os.path.abspath(path), None)
             module = _plain_builder(self, path).string_build(source, name, path)  # raises: not the lean one's fault
             log.warning("mslint: its fast tree builder does not fit astroid %s (%s: %s); using astroid's own "
-                        "builder, which is slower", _astroid_version(), type(error).__name__, error)
+                        "builder, which is slower", astroid_version(), type(error).__name__, error)
             self._builder = _plain_builder
             _LEAN_BUILDER_FITS[0] = False  # (for this process's later stores too: one warning)
             return module
