@@ -168,3 +168,17 @@ def test_a_search_base_above_the_project_counts_by_presence_and_the_names_tried_
     after = run(capsys, "proj")
     assert after == run(capsys, "--no-cache", "proj")
     assert after[1] == [("proj/net.py", 9, "MS101")]  # (the helper outside the run is reported at the call)
+
+
+def test_a_lookup_of_the_empty_module_name_counts_its_base_by_its_init_not_its_times(tmp_path):
+    """`from . import x` looks up "" in each search base: the base itself (a namespace) or its
+    __init__.py.  A new unrelated file in the base (a busy /tmp) leaves the snapshot holding."""
+    base = tmp_path / "base"
+    base.mkdir()
+    snapshot = manifest.Snapshot(manifest.now_ns() + 10**12)  # (as if taken long after: nothing is racy)
+    snapshot.lookup("", str(tmp_path / "project"), [str(base)])
+    assert not snapshot.discarded and str(base) not in snapshot.paths
+    (base / "unrelated.txt").write_text("x")
+    assert manifest.holds(snapshot)
+    (base / "__init__.py").write_text("")
+    assert not manifest.holds(snapshot)

@@ -89,17 +89,21 @@ def load(directory: str, key: str) -> Optional[Answer]:
     try:
         with open(os.path.join(directory, f"run-{key}.json"), encoding="utf-8") as handle:
             document = json.load(handle)
-        if document.get("format") != FORMAT:
+        if document.get("format") != FORMAT or not _unchanged(document["paths"], document["present"]):
             return None
-        for path, expected in document["paths"].items():
-            if _status(path) != expected:
-                return None
-        for path, expected in document["present"].items():
-            if os.path.isdir(path) != expected:
-                return None
         return Answer(document)
     except (OSError, ValueError, KeyError, TypeError):
         return None
+
+
+def _unchanged(paths: Dict[str, Optional[List[int]]], present: Dict[str, bool]) -> bool:
+    return (all(_status(path) == expected for path, expected in paths.items())
+            and all(os.path.isdir(path) == expected for path, expected in present.items()))
+
+
+def holds(snapshot: "Snapshot") -> bool:
+    """Whether every path of a snapshot taken in this process is as it was."""
+    return not snapshot.discarded and _unchanged(snapshot.paths, snapshot.present)
 
 
 class Snapshot:
@@ -184,6 +188,9 @@ class Snapshot:
                 current = os.path.join(current, part)
                 if current in self.walked:
                     break
+                if not part:  # ("" names the base itself: only its __init__.py counts, not its times)
+                    self.add(os.path.join(current, "__init__.py"))
+                    continue
                 self.add(current)
 
 
