@@ -12,6 +12,7 @@ that needs, cheaply (the standard library's `ast`, no astroid tree, never import
 """
 from __future__ import annotations
 
+import bisect
 import hashlib
 import os
 import re
@@ -131,6 +132,9 @@ class Project:
         self._listings: Dict[str, List[str]] = {}
         self._words: Optional[Tuple[Dict[bytes, List[str]], Dict[bytes, List[str]]]] = None
         self._scan: Optional[Tuple[Set[bytes], List[bytes]]] = None  # see _scanned
+        self._scan_parts: Dict[str, Tuple[FrozenSet[bytes], Tuple[bytes, ...]]] = {}  # each file's part of it
+        self._files_as_set: Optional[FrozenSet[str]] = None
+        self.imports_version = 0  # how many times a text given to use_text changed the imports
         self._converting_digest: Optional[str] = None
 
     # -- files -------------------------------------------------------------------------------
@@ -151,21 +155,75 @@ class Project:
     def text(self, path: str) -> Optional[bytes]:
         """A file's bytes (None when it is not a readable regular file: a FIFO must not hang us)."""
         if path not in self._texts:
-            self._texts[path] = _read_regular(path)
+            self._texts[path] = read_regular(path)
         return self._texts[path]
 
     def _peek(self, path: str) -> Optional[bytes]:
         """A file's bytes, read and not kept when they are not kept already: the program facts
         read every file once (and keep what they found in the cache directory)."""
-        return self._texts[path] if path in self._texts else _read_regular(path)
+        return self._texts[path] if path in self._texts else read_regular(path)
 
     def use_text(self, path: str, data: bytes) -> None:
-        """Read `path` as `data`, not from its file (an editor's unsaved buffer: mslint server)."""
-        self._texts[os.path.abspath(path)] = data
-        self._scan = None  # the project-wide searches read it again
-        self._words = None
-        self._listings.clear()
-        self._store().bypass(os.path.abspath(path))  # its stored facts are the file's, not this text's
+        """Read `path` as `data`, not from its file (an editor's unsaved buffer: mslint server).
+        A model kept from an earlier run (mslint.run.kept_projects) may have read the file as
+        another text: what it found from that text is brought up to date, and only that."""
+        path = os.path.abspath(path)
+        before = self._peek(path)
+        self._texts[path] = data
+        store = self._store()
+        read_facts = path in self._imports or self._programs is not None or self._converting is not None
+        old_facts = store.facts(path, lambda _path: before) if read_facts else None
+        store.bypass(path)  # its stored facts are the file's, not this text's
+        if before == data:
+            return
+        self._attribute_writes.clear()
+        if path in self._file_set():
+            self._update_words(path, before or b"", data)
+            if self._scan is not None:
+                self._scan_parts[path] = _scan_part(data)
+                self._scan = _joined_scan(self._scan_parts.values())
+        if old_facts is None:
+            return
+        new_facts = store.facts(path, lambda _path: data)
+        if new_facts.imports != old_facts.imports:
+            self._imports.pop(path, None)  # who imports whom changed: every answer built on it goes
+            self._importers = None
+            self._all_importers.clear()
+            self._listings.clear()
+            self.imports_version += 1
+        if new_facts != old_facts or self._programs is not None and self._may_be_a_script(path) and (
+                store.top_level_work(path, lambda _path: before) != store.top_level_work(path, lambda _path: data)):
+            self._programs = None
+        if new_facts.converting_names != old_facts.converting_names:
+            self._converting = None
+            self._converting_digest = None
+
+    def _file_set(self) -> FrozenSet[str]:
+        if self._files_as_set is None:
+            self._files_as_set = frozenset(self.files())
+        return self._files_as_set
+
+    def _may_be_a_script(self, path: str) -> bool:
+        """Whether the program model may ask if the file does work at its top level (only for
+        a file no other file imports: mslint.project.programs)."""
+        return not self.all_importers(path)
+
+    def _update_words(self, path: str, before: bytes, after: bytes) -> None:
+        """Keep the word index (_word_files) and the searches answered from it true for a file's new text."""
+        changed = set()
+        for position, pattern in enumerate((_BARE_NAME, _ATTRIBUTE_CALL)):
+            old = set(pattern.findall(before)) if position == 0 or b"(" in before else set()
+            new = set(pattern.findall(after)) if position == 0 or b"(" in after else set()
+            changed |= old ^ new
+            if self._words is None:
+                continue
+            index = self._words[position]
+            for word in old - new:
+                index[word].remove(path)
+            for word in new - old:
+                bisect.insort(index.setdefault(word, []), path)
+        for key in [key for key in self._listings if _listing_name(key) in changed]:
+            del self._listings[key]
 
     def writes_attribute(self, name: str) -> bool:
         """Whether some file of the project writes `X.name = ...` (also augmented) or
@@ -243,16 +301,8 @@ class Project:
         setattr call up to its first ')' (where a match of their patterns must lie).  A file
         not read yet is read and not kept (a worker process has no other use for it)."""
         if self._scan is None:
-            written: Set[bytes] = set()
-            calls: List[bytes] = []
-            for file in self.files():
-                text = self._peek(file)
-                if not text:
-                    continue
-                written.update(_ATTRIBUTE_WRITE.findall(text))
-                if b"add_flags" in text or b"setattr" in text:
-                    calls.extend(_FLAG_CALL.findall(text))
-            self._scan = (written, calls)
+            self._scan_parts = {file: _scan_part(self._peek(file)) for file in self.files()}
+            self._scan = _joined_scan(self._scan_parts.values())
         return self._scan
 
     def _searched(self, key: str, pattern: bytes, texts: Optional[Iterable[bytes]] = None,
@@ -313,7 +363,7 @@ class Project:
         """(signature, facts, imported project files) of a file, read as `facts` and
         `imports_of` read them, for `install_facts` in another process (mslint.project.fact_workers)."""
         signature = program_facts._signature(path)  # (first: a later change gives a newer one)
-        facts = program_facts.read_facts(_read_regular(path), path)
+        facts = program_facts.read_facts(read_regular(path), path)
         return signature, facts, frozenset(self._resolve(path, facts))
 
     def install_facts(self, found: Iterable[Tuple[str, Optional[Tuple[int, int]], program_facts.FileFacts,
@@ -445,6 +495,28 @@ _ATTRIBUTE_WRITE = re.compile(rb"[\w)\]][ \t]*\.[ \t]*(\w+)[ \t]*(?:=(?!=)|[-+*/
 converts_tensors = program_facts.converts_tensors
 
 
+def _scan_part(text: Optional[bytes]) -> Tuple[FrozenSet[bytes], Tuple[bytes, ...]]:
+    """One file's part of Project._scanned: the attribute names it writes, its flag-setting calls."""
+    if not text:
+        return frozenset(), ()
+    calls = tuple(_FLAG_CALL.findall(text)) if b"add_flags" in text or b"setattr" in text else ()
+    return frozenset(_ATTRIBUTE_WRITE.findall(text)), calls
+
+
+def _joined_scan(parts: Iterable[Tuple[FrozenSet[bytes], Tuple[bytes, ...]]]) -> Tuple[Set[bytes], List[bytes]]:
+    written: Set[bytes] = set()
+    calls: List[bytes] = []
+    for names, found in parts:
+        written.update(names)
+        calls.extend(found)
+    return written, calls
+
+
+def _listing_name(key: str) -> bytes:
+    """The name a search of Project._listed asks about ('mentions:Net@/p/model.py' -> b'Net')."""
+    return key.partition(":")[2].partition("@")[0].encode()
+
+
 def _names_pattern(paths: Iterable[str]) -> "re.Pattern":
     names = set()
     for path in paths:
@@ -481,7 +553,7 @@ def _module_path(stem: str) -> List[str]:
     return [init] if os.path.isfile(init) else []
 
 
-def _read_regular(path: str) -> Optional[bytes]:
+def read_regular(path: str) -> Optional[bytes]:
     """A file's bytes; None when it is not a readable regular file (a FIFO must not hang us)."""
     try:
         descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
@@ -550,6 +622,19 @@ def forget_projects() -> None:
     """A new run: the file system may have changed."""
     _PROJECTS.clear()
     _ROOTS.clear()
+
+
+def current_projects() -> Tuple[Dict[str, Project], Dict[str, str]]:
+    """(the project models by root, the roots found for directories) of this run, to restore
+    in a later run that knows the file system is unchanged (mslint.run.kept_projects)."""
+    return dict(_PROJECTS), dict(_ROOTS)
+
+
+def restore_projects(projects: Dict[str, Project], roots: Dict[str, str]) -> None:
+    _PROJECTS.clear()
+    _PROJECTS.update(projects)
+    _ROOTS.clear()
+    _ROOTS.update(roots)
 
 
 def projects_of(paths: Iterable[str]) -> Dict[str, Project]:

@@ -39,6 +39,7 @@ from mslint.project import fact_workers
 from mslint.run import routing
 from mslint.run import scheduling
 from mslint.run.cache import ResultCache
+from mslint.run.kept_projects import KeptProjects
 from mslint.findings import Finding
 from mslint.fingerprint import astroid_version
 from mslint.project.index import SKIPPED_DIRECTORIES  # noqa: F401 - part of this module's interface
@@ -387,6 +388,7 @@ class KeptModules:
 
     def __init__(self):
         self.store: Optional[_ModuleStore] = None
+        self.projects = KeptProjects()  # and the project models, while the file system is unchanged
 
 
 _STORE: Optional[_ModuleStore] = None
@@ -697,8 +699,10 @@ def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches
     if overrides:
         jobs = 1
     override_bytes = {path: text.encode("utf-8", "surrogatepass") for path, text in overrides.items()}
-    module_files.clear_file_caches()
-    project.forget_projects()
+    models = kept.projects if kept is not None else None
+    if models is None or not models.start(override_bytes):
+        module_files.clear_file_caches()
+        project.forget_projects()
     project.STORE.enabled = cache is not None  # the program model is kept where the results are
     for path, data in override_bytes.items():
         project.project_for(path).use_text(path, data)
@@ -706,7 +710,10 @@ def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches
     run_paths = {os.path.abspath(path): path for path in files}
     if jobs != 1:  # (a cold run on a large project: its program facts, read by several processes)
         fact_workers.read_in_workers(run_paths, jobs if jobs > 0 else available_cores())
-    context = context_files(run_paths, config_for)
+    if models is not None:
+        context = models.context(run_paths, lambda: context_files(run_paths, config_for))
+    else:
+        context = context_files(run_paths, config_for)
     raw: List[Finding] = []
     pending: List[Tuple[str, str, config_module.Config]] = []
     stored: Dict[str, Tuple[ResultCache, str, str]] = {}
@@ -717,6 +724,8 @@ def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches
     for path in files + context:
         if os.path.abspath(path) in overrides:
             data, source, problem = override_bytes[os.path.abspath(path)], overrides[os.path.abspath(path)], None
+        elif models is not None and path not in run_paths:
+            data, source, problem = models.read(path, _read)
         else:
             data, source, problem = _read(path)
         if problem is not None:
@@ -732,7 +741,7 @@ def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches
                     results.hashes.use(overridden, text)
             digest = results.hashes.remember(path, data)
             identity = project.analysis_identity(path, module_name_for_file(path), data)
-            cached = results.lookup(path, digest, identity)
+            cached = results.lookup(path, digest, identity, run_paths if overrides else None)
             if cached is not None:
                 raw.extend(cached)
                 if progress is not None:
@@ -762,6 +771,8 @@ def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches
                               result.names_read, result.whole_read, result.searches, result.parts)
     for results in used_caches:
         results.save()
+    if models is not None:
+        models.keep(files, context, config_for, cache_for, override_bytes)
     findings, withheld = report(raw, run_paths, sources, config_for)
     return RunReport(findings, withheld, len(files), len(context), unknown_suppressions(files, sources, config_for),
                      context, complete=not any(f.rule is ANALYSIS_INCOMPLETE for f in raw))

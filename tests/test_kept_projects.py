@@ -1,0 +1,201 @@
+"""The language server keeps the project models from one run to the next while the file
+system is as the last run saw it (mslint.run.kept_projects), bringing them up to date for each
+buffer's text (Project.use_text): every run still finds what a run that keeps nothing finds."""
+from __future__ import annotations
+
+import os
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from mslint import config as config_module
+from mslint.frontends.buffers import BufferLinter
+from mslint.project import index as project_index
+from mslint.run import manifest, runner
+
+HELPERS = """
+def to_host(x):
+    return x.asnumpy()
+
+
+def passthrough(x):
+    return x
+"""
+
+MODEL = """
+from mindspore import nn
+
+from pkg.helpers import to_host
+
+
+class Net(nn.Cell):
+    def construct(self, x):
+        return to_host(x)
+"""
+
+TRAIN = """
+import mindspore as ms
+
+from pkg.model import Net
+
+ms.set_context(mode=ms.GRAPH_MODE)
+Net()
+"""
+
+PLAIN = """
+from mindspore import nn
+
+
+class Plain(nn.Cell):
+    def construct(self, x):
+        return x
+"""
+
+
+@pytest.fixture
+def proj(tmp_path, monkeypatch):
+    monkeypatch.setenv("MSLINT_CACHE_DIR", str(tmp_path / "cache"))
+    # A run keeps nothing it read from a path changed within RACY_SECONDS of its start (a file
+    # system's times are that coarse); these files were all just written, each with its own
+    # nanosecond times, and every change below changes a size too.
+    monkeypatch.setattr(manifest, "RACY_SECONDS", 0.0)
+    root = tmp_path / "proj"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pyproject.toml").write_text("[project]\nname = 'example'\n")
+    (root / "pkg" / "__init__.py").write_text("")
+    for name, text in (("helpers", HELPERS), ("model", MODEL), ("train", TRAIN), ("plain", PLAIN)):
+        (root / "pkg" / f"{name}.py").write_text(textwrap.dedent(text).lstrip())
+    return root
+
+
+def afresh(texts):
+    """What a run that keeps nothing finds (the command, on the buffers as if saved)."""
+    findings = runner.lint_run(sorted(texts), config_module.PerFile(), overrides=texts).findings
+    return rows({path: [f for f in findings if os.path.abspath(f.path) == path] for path in texts})
+
+
+def rows(by_path):
+    return sorted((f.code, Path(f.path).name, f.line, f.message) for found in by_path.values() for f in found)
+
+
+def test_the_next_run_keeps_the_models_and_finds_what_a_fresh_run_finds(proj, monkeypatch):
+    helpers = str(proj / "pkg" / "helpers.py")
+    text = (proj / "pkg" / "helpers.py").read_text()
+    linter = BufferLinter()
+    assert [(code, line) for code, _, line, _ in rows(linter.lint({helpers: text}))] == [("MS101", 2)]
+    kept_model = project_index.project_for(helpers)
+    edits = [
+        "# typed, not saved\n" + text,  # lines move
+        text.replace("return x\n", "y = x\n    return y\n"),  # new words, the same imports
+        text.replace("x.asnumpy()", "x"),  # the finding goes
+    ]
+    for edited in edits:
+        expected = afresh({helpers: edited})
+        searches = []
+        with monkeypatch.context() as patched:  # no buffer changes who imports whom: the kept importers hold
+            patched.setattr(runner, "context_files", lambda *args: searches.append(args) or [])
+            assert rows(linter.lint({helpers: edited})) == expected
+        assert searches == [] and project_index.project_for(helpers) is kept_model
+
+
+def test_a_buffer_that_imports_another_module_finds_its_importers_again(proj):
+    plain, helpers = str(proj / "pkg" / "plain.py"), str(proj / "pkg" / "helpers.py")
+    linter = BufferLinter()
+    texts = {plain: (proj / "pkg" / "plain.py").read_text(), helpers: (proj / "pkg" / "helpers.py").read_text()}
+    assert rows(linter.lint(texts)) == afresh(texts)
+    # plain.py now imports the helper and calls it in its construct: a new importer, new reach
+    texts[plain] = texts[plain].replace("from mindspore import nn\n", "from mindspore import nn\n\n"
+                                        "from pkg.helpers import to_host\n").replace("return x", "return to_host(x)")
+    found = rows(linter.lint(texts))
+    assert found == afresh(texts)
+    assert [(code, name) for code, name, _, _ in found] == [("MS101", "helpers.py")]
+    assert "2 more routes" not in found[0][3] and "1 more route reaches it" in found[0][3]
+
+
+def test_an_unsaved_import_in_a_module_outside_the_run_makes_it_an_importer(proj):
+    plain, helpers = str(proj / "pkg" / "plain.py"), str(proj / "pkg" / "helpers.py")
+    kept = runner.KeptModules()
+
+    def run(overrides):
+        found = runner.lint_run([helpers], config_module.PerFile(), overrides=overrides, kept=kept)
+        return sorted((f.code, Path(f.path).name, f.line) for f in found.findings), sorted(found.context)
+
+    calls = (proj / "pkg" / "plain.py").read_text().replace("from mindspore import nn\n", "from mindspore import nn\n\n"
+                                                           "from pkg.helpers import to_host\n")
+    calls = calls.replace("return x", "return to_host(x)")
+    before = run({})
+    assert plain not in before[1]
+    # plain.py's buffer, not a file of the run, now imports the helper and calls it
+    after = run({plain: calls})
+    assert plain in after[1] and after[0] == [("MS101", "helpers.py", 2)]
+    assert "1 more route reaches it" in runner.lint_run([helpers], config_module.PerFile(), overrides={plain: calls},
+                                                        kept=kept).findings[0].message
+    assert run({}) == before  # the buffer closed: the file on disk again
+
+
+def test_a_change_on_disk_starts_the_next_run_afresh(proj):
+    helpers = str(proj / "pkg" / "helpers.py")
+    linter = BufferLinter()
+    texts = {helpers: (proj / "pkg" / "helpers.py").read_text()}
+    assert rows(linter.lint(texts)) == afresh(texts)
+    kept = project_index.project_for(helpers)
+    # model.py on disk stops calling the helper: its finding, reached from model.py, goes
+    (proj / "pkg" / "model.py").write_text(textwrap.dedent(MODEL).lstrip().replace("return to_host(x)", "return x"))
+    assert rows(linter.lint(texts)) == afresh(texts) == []
+    assert project_index.project_for(helpers) is not kept
+
+
+def test_a_buffer_back_to_its_file_is_read_from_the_file_again(proj):
+    helpers, model = str(proj / "pkg" / "helpers.py"), str(proj / "pkg" / "model.py")
+    linter = BufferLinter()
+    on_disk = (proj / "pkg" / "model.py").read_text()
+    texts = {helpers: (proj / "pkg" / "helpers.py").read_text(),
+             model: on_disk.replace("return to_host(x)", "return x")}
+    assert rows(linter.lint(texts)) == afresh(texts) == []
+    texts[model] = on_disk  # undone in the editor: the buffer is the file again
+    found = rows(linter.lint(texts))
+    assert found == afresh(texts) and [code for code, *_ in found] == ["MS101"]
+
+
+def test_a_buffer_that_changes_the_programs_mode_is_seen(proj):
+    train, helpers = str(proj / "pkg" / "train.py"), str(proj / "pkg" / "helpers.py")
+    linter = BufferLinter()
+    texts = {train: (proj / "pkg" / "train.py").read_text(), helpers: (proj / "pkg" / "helpers.py").read_text()}
+    assert [code for code, *_ in rows(linter.lint(texts))] == ["MS101"]
+    texts[train] = texts[train].replace("GRAPH_MODE", "PYNATIVE_MODE")  # the only program runs PyNative
+    assert rows(linter.lint(texts)) == afresh(texts) == []
+    texts[train] = texts[train].replace("PYNATIVE_MODE", "GRAPH_MODE")
+    assert [code for code, *_ in rows(linter.lint(texts))] == ["MS101"]
+
+
+# -- Project.use_text: what a kept model brings up to date --------------------------------------
+QUESTIONS = ("to_host", "passthrough", "Net", "asnumpy", "Plain", "y", "extra")
+
+
+def answers(model: project_index.Project, paths):
+    return ([model.mentioning(name, path) for name in QUESTIONS for path in paths],
+            [model.attribute_callers(name, path) for name in QUESTIONS for path in paths],
+            [model.writes_attribute(name) for name in ("flag", "value")], model.sets_flag("flag"),
+            [model.all_importers(path) for path in paths], sorted(model.converting_modules()),
+            [model.programs().identity(path) for path in paths])
+
+
+@pytest.mark.parametrize("new_text", [
+    HELPERS.replace("return x\n", "self.value = x\n    return extra(x)\n"),  # words and an attribute write
+    "import pkg.plain\n" + HELPERS,  # an import: who imports whom changes
+    HELPERS + "\nclass Flags:\n    def f(self, net):\n        net.add_flags(flag=True)\n",  # a flag set
+    HELPERS + "\nimport mindspore as ms\nms.set_context(mode=ms.PYNATIVE_MODE)\n",  # a program's mode
+    "",  # emptied
+])
+def test_a_kept_models_answers_for_a_new_text_are_a_fresh_models(proj, new_text):
+    helpers = str(proj / "pkg" / "helpers.py")
+    paths = sorted(str(p) for p in (proj / "pkg").glob("*.py"))
+    kept = project_index.Project(str(proj))
+    answers(kept, paths)  # every index built from the files
+    kept.use_text(helpers, new_text.encode())
+    fresh = project_index.Project(str(proj))
+    fresh.use_text(helpers, new_text.encode())
+    assert answers(kept, paths) == answers(fresh, paths)
+    kept.use_text(helpers, (proj / "pkg" / "helpers.py").read_bytes())  # and back to the file
+    assert answers(kept, paths) == answers(project_index.Project(str(proj)), paths)
