@@ -103,3 +103,43 @@ def test_with_the_result_cache_entries_are_checked_against_the_overrides_and_non
     assert run({paths[0]: added}) == on_disk and analysed == ["helpers.py"]
     analysed.clear()
     assert run() == on_disk and analysed == []  # the disk's entries are still there, still valid
+
+
+def test_an_entry_that_only_saw_lines_move_in_a_buffer_holds_when_it_shows_nothing_there(project, monkeypatch):
+    """An analysis that read parts of the buffer's file that the buffer only moved, and whose
+    findings the run would not show (none in a file of the run, none reached through one), is
+    not made again: made again, it would find the same, moved, and the run would drop it."""
+    from mslint.run import runner
+    from mslint.run.cache import ResultCache
+
+    project.write("pkg/__init__.py", "")
+    project.write("pkg/helpers.py", HELPERS + "\n\ndef passthrough(x):\n    return x\n")
+    project.write("pkg/model.py", MODEL)  # reaches to_host: its finding is in the helper
+    project.write("pkg/quiet.py", MODEL.replace("to_host", "passthrough").replace("class Net", "class Quiet")
+                  + "\n\ndef keep(x):\n    return x.asnumpy()\n")  # a finding, in quiet.py only
+    paths = [str(project.root / "pkg/helpers.py")]
+    config = Config(root=str(project.root))
+
+    def run(overrides=None, cache=True):
+        results = ResultCache(str(project.root / ".cache"), "test") if cache else None
+        report = lint_run(paths, config, cache=results, overrides=overrides)
+        return sorted((os.path.basename(f.path), f.line, f.code, f.message) for f in report.findings)
+
+    run()  # the entries of model.py and quiet.py are stored
+    analysed = []
+    original = runner._analyse
+    monkeypatch.setattr(runner, "_analyse", lambda path, *rest: analysed.append(os.path.basename(path))
+                        or original(path, *rest))
+    text = (project.root / "pkg/helpers.py").read_text()
+    moved = "# typed, not saved\n\n" + text
+    assert run({paths[0]: moved}) == run({paths[0]: moved}, cache=False)
+    assert [line for _, line, _, _ in run({paths[0]: moved}, cache=False)] == [4]
+    analysed.clear()
+    run({paths[0]: moved})
+    assert sorted(analysed) == ["helpers.py", "model.py"]  # quiet.py's entry holds: its passthrough only moved
+    analysed.clear()
+    changed = moved.replace("    return x\n", "    y = x\n    return y\n")  # passthrough's own text
+    assert run({paths[0]: changed}) == run({paths[0]: changed}, cache=False)
+    analysed.clear()
+    run({paths[0]: changed})
+    assert sorted(analysed) == ["helpers.py", "model.py", "quiet.py"]

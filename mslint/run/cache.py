@@ -28,7 +28,7 @@ import json
 import os
 import re
 from collections import OrderedDict
-from typing import Dict, Iterable, List, Optional, Tuple
+from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 from mslint import parsed
 from mslint.directories import cache_directory
@@ -66,13 +66,15 @@ class ModuleParts:
         body = parsed.tree(text).body  # (raises on a syntax error; shared with the text's other readers)
         lines = _LINE_BREAK.split(text)  # numbered as Python's parser numbers them
         self._segments: List[bytes] = []
+        self._texts: List[bytes] = []  # the same statements' text without where they are
         self._binders: Dict[str, List[int]] = {}
         self._mentions: List[frozenset] = []
         self._always: List[int] = []
         for index, statement in enumerate(body):
             first = min([statement.lineno] + [d.lineno for d in getattr(statement, "decorator_list", ())])
             text = "\n".join(lines[first - 1:statement.end_lineno])
-            self._segments.append(f"{index}:{first}:{statement.end_lineno}\n{text}".encode("utf-8", "surrogatepass"))
+            self._texts.append(text.encode("utf-8", "surrogatepass"))
+            self._segments.append(f"{index}:{first}:{statement.end_lineno}\n".encode() + self._texts[-1])
             mentioned = frozenset(_IDENTIFIER.findall(text))
             self._mentions.append(mentioned)
             for name in _binders(statement, mentioned, text):
@@ -82,7 +84,8 @@ class ModuleParts:
                     ("import" in mentioned and _has_star_or_future_import(statement)):
                 self._always.append(index)
 
-    def digest(self, names: Iterable[str]) -> str:
+    def digest(self, names: Iterable[str], placed: bool = True) -> str:
+        """The part's digest; with `placed=False`, of its text only (the same wherever its lines are)."""
         selected = set(self._always)
         pending = list(names)
         seen = set()
@@ -96,8 +99,9 @@ class ModuleParts:
                     selected.add(index)
                     pending.extend(self._mentions[index])
         digest = hashlib.sha256()
+        pieces = self._segments if placed else self._texts
         for index in sorted(selected):
-            digest.update(self._segments[index])
+            digest.update(pieces[index])
             digest.update(b"\0")
         return digest.hexdigest()
 
@@ -187,6 +191,8 @@ class FileHashes:
         self._hashes: Dict[str, Optional[str]] = {}
         self._parts: Dict[str, Optional[ModuleParts]] = {}
         self._used: Dict[str, bytes] = {}  # path -> the text it reads as, its parts not yet made
+        self._buffers: Set[str] = set()  # the files read as another text than on disk (use)
+        self._disk_parts: Dict[str, Optional[ModuleParts]] = {}  # ModuleParts of such a file on disk
 
     def parts_digest(self, path: str, names: Iterable[str]) -> Optional[str]:
         """The digest of the part of a module that looking up `names` may read (see ModuleParts);
@@ -206,6 +212,24 @@ class FileHashes:
         parts = self._parts[path]
         return parts.digest(names) if parts is not None else None
 
+    def only_moved(self, path: str, names: Iterable[str], recorded: str) -> bool:
+        """Whether a file read as another text than on disk (use) holds, of the part of the file
+        on disk that looking up `names` reads and whose digest was `recorded`, the same text,
+        moved at most (an editor's buffer with lines inserted or removed elsewhere)."""
+        path = os.path.abspath(path)
+        if path not in self._buffers:
+            return False
+        if path not in self._disk_parts:
+            try:
+                with open(path, "rb") as handle:
+                    self._disk_parts[path] = module_parts(handle.read())
+            except OSError:
+                self._disk_parts[path] = None
+        on_disk = self._disk_parts[path]
+        if on_disk is None or on_disk.digest(names) != recorded or self.parts_digest(path, names) is None:
+            return False
+        return self._parts[path].digest(names, placed=False) == on_disk.digest(names, placed=False)
+
     def remember(self, path: str, data: bytes) -> str:
         digest = content_hash(data)
         self._hashes[os.path.abspath(path)] = digest
@@ -219,6 +243,7 @@ class FileHashes:
         self.remember(path, data)
         self._parts.pop(path, None)
         self._used[path] = data  # (its parts are made when an entry asks: most runs never do)
+        self._buffers.add(path)
 
     def get(self, path: str) -> Optional[str]:
         path = os.path.abspath(path)
@@ -293,11 +318,19 @@ class ResultCache:
             _LOADED[self.path] = (signature, dict(self.entries))
 
     # -- lookups -------------------------------------------------------------------------
-    def lookup(self, path: str, digest: str, module_name: str) -> Optional[List[Finding]]:
-        """The cached findings for this file and content, if nothing they depend on changed."""
+    def lookup(self, path: str, digest: str, module_name: str,
+               unshown_in: Optional[Dict[str, str]] = None) -> Optional[List[Finding]]:
+        """The cached findings for this file and content, if nothing they depend on changed.
+
+        `unshown_in`: the files of a run that reads some files from an editor's buffers.  An
+        entry also holds for such a run when the buffers only moved the parts of their files
+        that the analysis read (lines inserted or removed elsewhere) and none of its findings
+        is in, or reached through a call in, a file of the run: an analysis of the buffers'
+        texts would find the same, moved, and the run would show none of it (mslint.run.routing)."""
         entry = self.entries.get(os.path.abspath(path))
         if not entry or entry.get("hash") != digest or entry.get("module") != module_name:
             return None
+        moved = False
         for dependency, expected in entry.get("deps", {}).items():
             current = self.hashes.get(dependency)
             if isinstance(expected, str):  # read as a whole
@@ -309,7 +342,9 @@ class ResultCache:
             except (TypeError, ValueError):
                 return None
             if current != whole and (current is None or self.hashes.parts_digest(dependency, names) != digest):
-                return None
+                if unshown_in is None or not self.hashes.only_moved(dependency, names, digest):
+                    return None
+                moved = True
         if entry.get("lookups"):
             from mslint.project.module_files import _find_project_file
 
@@ -325,9 +360,12 @@ class ResultCache:
                 if answer != expected:
                     return None
         try:
-            return [_decode(path, item) for item in entry.get("findings", [])]
+            findings = [_decode(path, item) for item in entry.get("findings", [])]
         except (KeyError, TypeError, ValueError):
             return None
+        if moved and any(_shown_in(finding, unshown_in) for finding in findings):
+            return None
+        return findings
 
     def store(self, path: str, digest: str, module_name: str, findings: Iterable[Finding],
               files_read: Iterable[str], lookups: Dict[Tuple[str, str], Optional[str]],
@@ -393,6 +431,12 @@ class ResultCache:
         except OSError:
             return
         self.changed = False
+
+
+def _shown_in(finding: Finding, files: Dict[str, str]) -> bool:
+    """Whether a run of these files (absolute paths) may show the finding: it is in one of them,
+    or a call on its way is (mslint.run.routing)."""
+    return os.path.abspath(finding.path) in files or any(os.path.abspath(site.path) in files for site in finding.calls)
 
 
 def caches_by_configuration():
