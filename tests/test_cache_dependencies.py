@@ -334,6 +334,50 @@ def test_what_a_parent_passes_is_seen_when_another_analysis_walked_the_parent_fi
     assert cached == uncached
 
 
+def test_a_search_of_a_module_for_a_name_depends_on_the_statements_that_spell_it(project, capsys, cache_dir,
+                                                                               analysed, monkeypatch):
+    """sub.py's analysis searches p.py for its parents (the statements that spell `Sub` and the
+    attribute that holds it), not the whole module: a function added to p.py that spells neither
+    leaves sub.py's result as it was; a change in what spells them does not."""
+    project.write("sub.py", """
+        import numpy as np
+        from mindspore import nn
+
+
+        class Sub(nn.Cell):
+            def construct(self, x, k):
+                return x + np.zeros(k).sum()
+        """)
+    parent = """
+        from mindspore import nn
+
+        from sub import Sub
+
+
+        class P(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.s = Sub()
+
+            def construct(self, x):
+                return self.s(x, {argument})
+        """
+    project.write("p.py", parent.format(argument="3"))
+    monkeypatch.chdir(project.root)
+    first, uncached = lint(capsys, "sub.py")
+    assert first == uncached and [code for _, _, code, _ in rows(first)] == ["MS103"]
+    unrelated = "\n\n        def unrelated(y):\n            return y + 1\n"
+    project.write("p.py", parent.format(argument="3") + unrelated)
+    analysed.clear()
+    cached, uncached = lint(capsys, "sub.py")
+    assert cached == uncached == first
+    assert analysed[0] == "p.py"  # (the one run with the cache: p.py, an importer, changed)
+    assert analysed.count("sub.py") == 1  # only the run without the cache analysed it
+    project.write("p.py", parent.format(argument="x") + unrelated)
+    cached, uncached = lint(capsys, "sub.py")
+    assert cached == uncached and [code for _, _, code, _ in rows(cached)] == ["MS102"]
+
+
 BN_CONFIG = """
 BN_MOMENTUM = 0.1
 UNRELATED = 1
@@ -550,3 +594,14 @@ def test_a_parallel_run_stores_the_dependency_parts_its_workers_made(project, ca
     for path, names, digest in parts:
         with open(path, "rb") as handle:
             assert ModuleParts(handle.read()).digest(names) == digest
+
+
+def test_the_digest_of_a_spelled_name_covers_the_statements_that_spell_it():
+    from mslint.project.module_files import SPELLED
+
+    source = "def f(net):\n    return net.head(1)\n\n\ndef g(y):\n    return y\n"
+    wanted = [SPELLED + "head"]
+    base = ModuleParts(source.encode()).digest(wanted)
+    assert ModuleParts(source.replace("return y", "return y + 1").encode()).digest(wanted) == base
+    assert ModuleParts(source.replace("head(1)", "head(2)").encode()).digest(wanted) != base
+    assert ModuleParts((source + "\n\nclass C:\n    head = 3\n").encode()).digest(wanted) != base

@@ -12,19 +12,23 @@ from typing import Dict, FrozenSet, List, Optional
 from astroid import nodes
 
 from mslint import parsed
+from mslint.project import module_files
 from mslint.analysis.module_memo import memo
 
 
 def mentions(module: nodes.Module, name: str) -> List[nodes.NodeNG]:
     """The Name and Attribute nodes of a module spelled `name` (one walk per module object: every
-    cell and every function of every analysis asks)."""
+    cell and every function of every analysis asks).  Each analysis that asks records that it
+    read the statements that spell the name (not only the first, whose walk built the table)."""
+    module_files.record_spelled(module, name)
     return memo(module, "mentions", lambda: _spelled(module)).get(name, [])
 
 
 def _spelled(module: nodes.Module) -> Dict[str, List[nodes.NodeNG]]:
     found: Dict[str, List[nodes.NodeNG]] = {}
-    for node in module.nodes_of_class((nodes.Name, nodes.Attribute)):
-        found.setdefault(node.name if isinstance(node, nodes.Name) else node.attrname, []).append(node)
+    for statement in list.__iter__(module.body):  # (what each asker read is recorded by `mentions`)
+        for node in statement.nodes_of_class((nodes.Name, nodes.Attribute)):
+            found.setdefault(node.name if isinstance(node, nodes.Name) else node.attrname, []).append(node)
     return found
 
 

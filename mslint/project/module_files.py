@@ -124,6 +124,19 @@ def _read_whole(path: str) -> None:
         log.whole.add(path)
 
 
+# A name read of this form stands for the top-level statements whose text spells the name
+# (mslint.analysis.mentions finds the Name and Attribute nodes spelled so): what an analysis
+# that searched a module for a name read of it (mslint.run.cache.ModuleParts).
+SPELLED = "\0spells "
+
+
+def record_spelled(module, name: str) -> None:
+    """The running analysis asked where a project module spells `name`."""
+    body = module.__dict__.get("body")
+    if HOOKS.log is not None and isinstance(body, RecordingBody):
+        _read_name(body._path, SPELLED + name)
+
+
 def record_whole_read(path: str) -> None:
     """The running analysis read a project file's text whole without building it (what its
     build and a walk of its statements would have recorded)."""

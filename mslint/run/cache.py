@@ -35,6 +35,7 @@ from mslint.directories import cache_directory
 from mslint.fingerprint import code_digest
 from mslint.findings import CallSite, Finding, Related
 from mslint.fixes import Fix
+from mslint.project.module_files import SPELLED
 from mslint.rules import registry
 
 FORMAT = 7  # 3: findings in other files (helpers reached from this file's roots), call chains, mode marks; 4: fixes;
@@ -87,7 +88,16 @@ class ModuleParts:
     def digest(self, names: Iterable[str], placed: bool = True) -> str:
         """The part's digest; with `placed=False`, of its text only (the same wherever its lines are)."""
         selected = set(self._always)
-        pending = list(names)
+        pending = []
+        for name in names:
+            if name.startswith(SPELLED):  # the statements that spell it (mslint.analysis.mentions)
+                bare = name[len(SPELLED):]
+                for index, mentioned in enumerate(self._mentions):
+                    if bare in mentioned and index not in selected:
+                        selected.add(index)
+                        pending.extend(mentioned)
+            else:
+                pending.append(name)
         seen = set()
         while pending:
             name = pending.pop()
