@@ -199,3 +199,60 @@ def test_a_kept_models_answers_for_a_new_text_are_a_fresh_models(proj, new_text)
     assert answers(kept, paths) == answers(fresh, paths)
     kept.use_text(helpers, (proj / "pkg" / "helpers.py").read_bytes())  # and back to the file
     assert answers(kept, paths) == answers(project_index.Project(str(proj)), paths)
+
+
+# -- the buffers' own findings first -------------------------------------------------------------
+QUIET = """
+from mindspore import nn
+
+from pkg.helpers import passthrough
+
+
+class Quiet(nn.Cell):
+    def construct(self, x):
+        return passthrough(x)
+"""
+
+
+OWN_CELL = """
+
+from mindspore import nn
+
+
+class Own(nn.Cell):
+    def construct(self, x):
+        return x.asnumpy()
+"""
+
+
+def test_the_buffers_own_findings_come_first_when_the_importers_showed_nothing_in_them(proj):
+    (proj / "pkg" / "model.py").write_text(textwrap.dedent(QUIET).lstrip())  # reaches passthrough only
+    helpers = str(proj / "pkg" / "helpers.py")
+    text = (proj / "pkg" / "helpers.py").read_text() + OWN_CELL  # the buffer's own finding
+    linter = BufferLinter()
+    early = []
+    final = linter.lint({helpers: text}, early=early.append)
+    assert rows(final) == afresh({helpers: text}) and [code for code, *_ in rows(final)] == ["MS101"]
+    assert [rows(found) for found in early] == [rows(final)]  # model.py's analysis came after
+    early.clear()
+    edited = text.replace("return x\n", "y = x\n    return y\n")  # passthrough changed: model.py runs again
+    final = linter.lint({helpers: edited}, early=early.append)
+    assert rows(final) == afresh({helpers: edited}) and [rows(found) for found in early] == [rows(final)]
+
+
+def test_no_early_findings_while_an_importer_still_to_run_showed_something_in_the_buffer(proj):
+    helpers = str(proj / "pkg" / "helpers.py")
+    text = (proj / "pkg" / "helpers.py").read_text().replace("return x.asnumpy()", "return x")
+    linter = BufferLinter()
+    early = []
+    assert rows(linter.lint({helpers: text}, early=early.append)) == []
+    assert [rows(found) for found in early] == [[]]
+    edited = text.replace("    return x\n", "    return x.asnumpy()\n", 1)  # model.py reaches it: MS101
+    early.clear()
+    found = linter.lint({helpers: edited}, early=early.append)
+    assert [code for code, *_ in rows(found)] == ["MS101"] and rows(found) == afresh({helpers: edited})
+    assert [rows(partial) for partial in early] == [[]]  # (model.py had shown nothing: it came after)
+    early.clear()
+    moved = "# a comment\n" + edited.replace("x.asnumpy()", "x.asnumpy() + 1")
+    assert rows(linter.lint({helpers: moved}, early=early.append)) == afresh({helpers: moved})
+    assert early == []  # model.py showed its MS101 here last time: all of it at once

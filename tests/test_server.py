@@ -419,7 +419,7 @@ def test_a_fix_all_never_runs_beside_a_lint(monkeypatch, tmp_path):
             return result(*args)
         return run
 
-    monkeypatch.setattr(ls.linter, "lint", working("lint", lambda texts, outdated: {}))
+    monkeypatch.setattr(ls.linter, "lint", working("lint", lambda texts, outdated, early=None: {}))
     monkeypatch.setattr(apply, "fixed_text", working("fix-all", lambda path, text, *rest: text + "# fixed\n"))
     uri = path_to_uri(str(tmp_path / "net.py"))
     lint = threading.Thread(target=ls.lint, args=({uri: "x = 1\n"},))
@@ -484,3 +484,51 @@ def test_diagnostics_split_each_text_once_and_match_the_per_finding_conversion(t
     assert len(split) == 1 and sorted(read) == sorted(set(read)) and read
     expected = [convert.diagnostic(f, real_split(text), real_read, ls.encoding) for f in results[uri]]
     assert made == {uri: expected}
+
+
+def test_a_buffers_own_findings_are_published_before_its_importers_analyses_end(tmp_path, monkeypatch):
+    """In a project where importers of the edited file must be analysed again, the server sends
+    the buffer's own findings as soon as they are known (the importers showed nothing in it
+    before), and does not send the same again when the importers' analyses end."""
+    import threading
+
+    from mslint.frontends import server as server_module
+    from mslint.run import runner
+
+    make_project(tmp_path)
+    helpers = tmp_path / "pkg" / "helpers.py"
+    model = tmp_path / "pkg" / "model.py"
+    model.write_text(model.read_text().replace("return to_host(self.drop(x))", "return self.drop(x)"))
+    text = helpers.read_text() + "\n\nfrom mindspore import nn\n\n\nclass Own(nn.Cell):\n" \
+                                 "    def construct(self, x):\n        return x.asnumpy()\n"
+    uri = path_to_uri(str(helpers))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("MSLINT_CACHE_DIR", str(tmp_path / "cache"))
+    release = threading.Event()
+    original = runner._analyse
+
+    def importer_waits(path, *rest):
+        if path.endswith("model.py"):
+            release.wait(TIMEOUT)
+        return original(path, *rest)
+
+    monkeypatch.setattr(runner, "_analyse", importer_waits)
+
+    async def scenario():
+        ls = server_module.MslintServer()
+        published = []
+        monkeypatch.setattr(ls, "text_document_publish_diagnostics",
+                            lambda params: published.append((params.uri, params.version,
+                                                             sorted(d.code for d in params.diagnostics))))
+        monkeypatch.setattr(ls, "open_documents", lambda: {uri: (text, 7)})
+        run = asyncio.ensure_future(ls.refresh())
+        for _ in range(TIMEOUT * 20):
+            if published or run.done():
+                break
+            await asyncio.sleep(0.05)
+        assert published == [(uri, 7, ["MS101"])] and not run.done()  # model.py's analysis still waits
+        release.set()
+        await run
+        assert published == [(uri, 7, ["MS101"])] and ls.current == ls.generation
+
+    asyncio.run(scenario())

@@ -68,10 +68,12 @@ class BufferLinter:
             self.last_good[path] = text
         return known[1]
 
-    def lint(self, texts: Dict[str, str], outdated: Callable[[], bool] = lambda: False
+    def lint(self, texts: Dict[str, str], outdated: Callable[[], bool] = lambda: False,
+             early: Optional[Callable[[Dict[str, List[Finding]]], None]] = None
              ) -> Optional[Dict[str, List[Finding]]]:
         """path -> findings for every buffer (every path has an entry), or None when the run
-        became outdated before it finished."""
+        became outdated before it finished.  `early` may get the same, without what the
+        analyses of importers still to run add (see runner.lint_run), before the run ends."""
         from mslint.rules import BAD_CONFIGURATION, INTERNAL_ERROR
         from mslint.run import runner
         from mslint.run.cache import caches_by_configuration
@@ -96,9 +98,11 @@ class BufferLinter:
                     config_for(path)
                 if self._modules is None:
                     self._modules = runner.KeptModules()
+                on_early = None if early is None else (
+                    lambda found, _broken=dict(broken): early(_by_path(texts, found, _broken)))
                 findings = runner.lint_run(sorted(texts), config_for, jobs=1, cache=caches_by_configuration(),
                                            progress=_StopWhenOutdated(outdated), overrides=overrides,
-                                           kept=self._modules).findings
+                                           kept=self._modules, early=on_early).findings
             except Outdated:
                 return None
             except config_module.ConfigError as error:
@@ -109,13 +113,18 @@ class BufferLinter:
                 broken = {}
                 findings = [Finding(INTERNAL_ERROR, path, 1, 0, None, None,
                                     f"mslint failed on this run: {type(error).__name__}: {error}") for path in texts]
-        for finding in findings:
-            path = os.path.abspath(finding.path)
-            if path in by_path and path not in broken:
-                by_path[path].append(finding)
-        for path, problem in broken.items():
-            by_path[path] = [problem]  # its other findings are for its last good text
-        return by_path
+        return _by_path(texts, findings, broken)
+
+
+def _by_path(texts: Dict[str, str], findings: List[Finding], broken: Dict[str, Finding]) -> Dict[str, List[Finding]]:
+    by_path: Dict[str, List[Finding]] = {path: [] for path in texts}
+    for finding in findings:
+        path = os.path.abspath(finding.path)
+        if path in by_path and path not in broken:
+            by_path[path].append(finding)
+    for path, problem in broken.items():
+        by_path[path] = [problem]  # its other findings are for its last good text
+    return by_path
 
 
 def _on_disk(path: str) -> Optional[str]:

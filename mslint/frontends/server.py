@@ -25,7 +25,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from typing import Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 from mslint import __version__
 from mslint import config as config_module
@@ -89,45 +89,66 @@ class MslintServer(LanguageServer):
             return None
 
     # -- linting --------------------------------------------------------------------------------
-    def lint(self, texts: Dict[str, str], generation: Optional[int] = None) -> Optional[Dict[str, list]]:
+    def lint(self, texts: Dict[str, str], generation: Optional[int] = None,
+             early: Optional[Callable[[Dict[str, list]], None]] = None) -> Optional[Dict[str, list]]:
         """uri -> findings for the given texts (every uri has an entry); None when a newer
-        change made the run outdated before it finished."""
+        change made the run outdated before it finished.  `early` may get the buffers' own
+        findings first (see BufferLinter.lint), in this thread."""
         paths = {convert.uri_to_path(uri): uri for uri in texts}
         outdated = (lambda: False) if generation is None else (lambda: generation != self.generation)
+        by_uri = None if early is None else (
+            lambda by_path: early({paths[path]: found for path, found in by_path.items()}))
         with self.analysis:
-            by_path = self.linter.lint({path: texts[uri] for path, uri in paths.items()}, outdated)
+            by_path = self.linter.lint({path: texts[uri] for path, uri in paths.items()}, outdated, by_uri)
         if by_path is None:
             return None
         return {paths[path]: found for path, found in by_path.items()}
 
     async def refresh(self) -> None:
-        """Lint the open documents and, if nothing changed meanwhile, send the results."""
+        """Lint the open documents and, if nothing changed meanwhile, send the results: the
+        buffers' own findings as soon as they are known, when the analyses of their importers
+        still to run showed nothing in them last time (mslint.run.kept_projects), then all."""
         generation = self.generation
         snapshot = self.open_documents()
         loop = asyncio.get_running_loop()
+
+        def early(results: Dict[str, list]) -> None:  # (in the run's thread)
+            loop.call_soon_threadsafe(self.publish, generation, results, snapshot)
+
         self.running = generation
         try:
             results = await loop.run_in_executor(None, self.lint, {uri: text for uri, (text, _) in snapshot.items()},
-                                                 generation)
+                                                 generation, early)
         finally:
             if self.running == generation:
                 self.running = None
         if results is None or generation != self.generation:
             return  # outdated: the newer change's own run sends its results
-        previous = self.diagnostics
+        self.publish(generation, results, snapshot)
+        await self.tend_heap(generation)
+
+    def publish(self, generation: int, results: Dict[str, list], snapshot: Dict[str, Tuple[str, Optional[int]]]
+                ) -> None:
+        """Make these the findings of the documents (unless a newer change came in), and send
+        what changed: the diagnostics (push), or a request to pull again (pull)."""
+        if generation != self.generation:
+            return
+        previous, previous_versions = self.diagnostics, self.versions
         self.findings = results
         self.diagnostics = self.as_diagnostics(results, snapshot)
         self.versions = {uri: version for uri, (_, version) in snapshot.items()}
         self.current = generation
         self.settled.set()
+        changed = [uri for uri in list(self.diagnostics) + [uri for uri in previous if uri not in self.diagnostics]
+                   if self.diagnostics.get(uri) != previous.get(uri)
+                   or self.versions.get(uri) != previous_versions.get(uri)]
         if self.pull:
-            if self.diagnostics != {uri: previous.get(uri) for uri in self.diagnostics}:
+            if changed:
                 self.workspace_diagnostic_refresh(None)  # other buffers' findings may have changed
         else:
-            for uri in list(self.diagnostics) + [uri for uri in previous if uri not in self.diagnostics]:
+            for uri in changed:
                 self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(
                     uri=uri, diagnostics=self.diagnostics.get(uri, []), version=self.versions.get(uri)))
-        await self.tend_heap(generation)
 
     def as_diagnostics(self, results: Dict[str, list], snapshot: Dict[str, Tuple[str, Optional[int]]]
                        ) -> Dict[str, list]:

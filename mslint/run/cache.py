@@ -373,7 +373,7 @@ class ResultCache:
             findings = [_decode(path, item) for item in entry.get("findings", [])]
         except (KeyError, TypeError, ValueError):
             return None
-        if moved and any(_shown_in(finding, unshown_in) for finding in findings):
+        if moved and any(shown_in(finding, unshown_in) for finding in findings):
             return None
         return findings
 
@@ -443,7 +443,7 @@ class ResultCache:
         self.changed = False
 
 
-def _shown_in(finding: Finding, files: Dict[str, str]) -> bool:
+def shown_in(finding: Finding, files: Dict[str, str]) -> bool:
     """Whether a run of these files (absolute paths) may show the finding: it is in one of them,
     or a call on its way is (mslint.run.routing)."""
     return os.path.abspath(finding.path) in files or any(os.path.abspath(site.path) in files for site in finding.calls)

@@ -16,15 +16,22 @@ the edited buffer itself says.  So the server's runs keep:
 They are used while a snapshot of the paths the last run depended on holds (mslint.run.manifest:
 the same paths a command run's manifest checks, every one with the same status); when one
 changed, or a file was saved, the run starts from nothing again, and keeps what it built.
+
+An edit still makes every analysis of the context that read what it changed run again (in
+mindone, most model files read most of each other's modules: an edit in one makes dozens run).
+So they also remember whether each context file's findings showed in the run's files: when
+none of the analyses still to run showed anything the last time, the run hands out the files'
+own findings before it runs them (runner.lint_run's `early`), and the server shows those first.
 """
 from __future__ import annotations
 
+import os
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from mslint.findings import Finding
 from mslint.project import index as project
-from mslint.project import module_files
 from mslint.run import manifest
+from mslint.run.cache import shown_in
 
 
 class KeptProjects:
@@ -38,6 +45,8 @@ class KeptProjects:
         self._contexts: Dict[tuple, List[str]] = {}
         self._overridden: Sequence[str] = ()
         self._started_ns = 0
+        self._showed: Dict[str, bool] = {}  # context file -> whether its last findings showed in the run
+        self._showed_for: Tuple[str, ...] = ()  # the run's files they are for
 
     def start(self, overrides: Dict[str, bytes]) -> bool:
         """Before a run: the kept models if the file system is as the last run saw it (True),
@@ -46,8 +55,6 @@ class KeptProjects:
         self._started_ns = manifest.now_ns()
         if self._snapshot is None or not manifest.holds(self._snapshot):
             self.forget()
-            module_files.clear_file_caches()
-            project.forget_projects()
             return False
         project.restore_projects(self._projects, self._roots)
         for path in self._overridden:
@@ -72,9 +79,24 @@ class KeptProjects:
             self._contexts[key] = find()
         return list(self._contexts[key])
 
+    def showed(self, path: str, findings: Sequence[Finding], run_paths: Dict[str, str]) -> None:
+        """What a context file's analysis (or its cached result) found: whether the run shows any."""
+        if self._showed_for != tuple(sorted(run_paths)):  # (what shows depends on the run's files)
+            self._showed, self._showed_for = {}, tuple(sorted(run_paths))
+        if os.path.abspath(path) not in run_paths:
+            self._showed[os.path.abspath(path)] = any(shown_in(finding, run_paths) for finding in findings)
+
+    def may_show_early(self, pending: Sequence[tuple]) -> bool:
+        """Whether a run may show the findings of its files before it analyses these context
+        files: none of them showed anything in the run's files the last time (or was never seen),
+        so what the run shows next is what it shows now, unless this edit gave one something."""
+        return not any(self._showed.get(os.path.abspath(item[0]), False) for item in pending)
+
     def keep(self, files: Sequence[str], context: Sequence[str], config_for, cache_for,
              overrides: Dict[str, bytes]) -> None:
-        """After a run that finished: keep its models, with the snapshot of what they read."""
+        """Keep the run's models, with the snapshot of what they read (once the run has found its
+        context and looked its files up in the result cache: what its analyses then read of the
+        project is the models' and the cache's, read already)."""
         snapshot = manifest.snapshot_of_run(self._started_ns, (), context, files, config_for, cache_for, None)
         if snapshot.discarded:  # a path changed while the run read it, or too many paths
             self.forget()

@@ -674,7 +674,8 @@ class RunReport:
 
 def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches = None,
              progress: Optional[Progress] = None, overrides: Optional[Dict[str, str]] = None,
-             kept: Optional[KeptModules] = None) -> RunReport:
+             kept: Optional[KeptModules] = None,
+             early: Optional[Callable[[List[Finding]], None]] = None) -> RunReport:
     """Analyse the files, and the project modules outside them whose graph code may reach
     them (their importers); report each finding once, in a file of the run (mslint.run.routing).
 
@@ -692,7 +693,12 @@ def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches
     before writing them, and `mslint -` lints standard input.
 
     `kept`: a serial run takes the project modules still valid from the last run given the
-    same object, and leaves its own there for the next (the language server's runs)."""
+    same object, and leaves its own there for the next (the language server's runs).
+
+    `early`: with `kept`, when the files' own analyses are done and the analyses of their
+    importers (the context) still to run showed nothing in these files the last time they ran
+    (mslint.run.kept_projects), `early` gets the findings so far: the files' own, and those the
+    cache had for the context.  The run then goes on, and its report has everything."""
     config_for = config if callable(config) else (lambda path, _config=config: _config)
     cache_for = cache if callable(cache) else (lambda _settings, _cache=cache: _cache)
     overrides = {os.path.abspath(path): text for path, text in (overrides or {}).items()}
@@ -744,6 +750,8 @@ def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches
             cached = results.lookup(path, digest, identity, run_paths if overrides else None)
             if cached is not None:
                 raw.extend(cached)
+                if models is not None:
+                    models.showed(path, cached, run_paths)
                 if progress is not None:
                     progress.advance(1)
                 continue
@@ -751,19 +759,29 @@ def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches
                 stored[path] = (results, digest, identity)
         pending.append((path, source, settings))
 
+    if models is not None:  # (before the analyses: a run a newer edit stops still leaves them)
+        models.keep(files, context, config_for, cache_for, override_bytes)
     if pending:
         jobs = worker_count(pending, jobs)
         record = bool(stored)  # results to store: each analysis must record what its findings depend on
         if jobs <= 1 or len(pending) < SERIAL_BELOW:
             _start_session(record, overrides, kept)
             try:
-                analysed = _lint_many(tuple(pending), progress)
+                own = [item for item in pending if os.path.abspath(item[0]) in run_paths]
+                others = [item for item in pending if os.path.abspath(item[0]) not in run_paths]
+                analysed = _lint_many(tuple(own), progress)
+                if early is not None and others and models is not None and models.may_show_early(others):
+                    partial = raw + [finding for result in analysed for finding in result.findings]
+                    early(report(partial, run_paths, sources, config_for)[0])
+                analysed += _lint_many(tuple(others), progress)
             finally:
                 _end_session()
         else:
             analysed = _lint_parallel(pending, jobs, progress, record)
         for result in analysed:
             raw.extend(result.findings)
+            if models is not None:
+                models.showed(result.path, result.findings, run_paths)
             if result.path in stored and not any(f.rule is ANALYSIS_INCOMPLETE for f in result.findings):
                 # an incomplete analysis depends on the machine's speed: analyse it again next time
                 results, digest, identity = stored[result.path]
@@ -771,7 +789,7 @@ def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches
                               result.names_read, result.whole_read, result.searches, result.parts)
     for results in used_caches:
         results.save()
-    if models is not None:
+    if models is not None and stored:  # the entries just stored hold lookups of their own
         models.keep(files, context, config_for, cache_for, override_bytes)
     findings, withheld = report(raw, run_paths, sources, config_for)
     return RunReport(findings, withheld, len(files), len(context), unknown_suppressions(files, sources, config_for),
