@@ -218,8 +218,13 @@ class Project:
             if self._words is None:
                 continue
             index = self._words[position]
-            for word in old - new:
-                index[word].remove(path)
+            try:
+                for word in old - new:
+                    index[word].remove(path)
+            except (KeyError, ValueError):  # (the index read another text: made again when asked)
+                self._words = None
+                self._listings.clear()
+                return
             for word in new - old:
                 bisect.insort(index.setdefault(word, []), path)
         for key in [key for key in self._listings if _listing_name(key) in changed]:
