@@ -2,7 +2,7 @@
 """How fast `mslint server` answers an editor: first diagnostics, each edit, a burst of edits.
 
     python benchmarks/server_latency.py [PATH/TO/PROJECT] [--file F] [--lines 3000] [--edit code|comment]
-                                        [--edits 50] [--burst 50] [--corpora DIR]
+                                        [--edits 50] [--burst 50] [--warm] [--corpora DIR]
 
 Starts the real server over stdio (pygls's client, as an editor does; it cannot pull, so the
 server pushes), opens one file, and reports:
@@ -23,6 +23,13 @@ BigBirdPegasus to MindSpore), from the PyPI wheel (fetched with `pip download` i
 as run_benchmark.py does) and copied into a temporary folder of its own.  With a project, the
 file is --file, or the Python file whose length is closest to --lines (under a `models`
 folder if there is one).
+
+With `--warm`, the command runs over the project first with the server's result cache, as a
+user who ran `mslint` before opening the editor: in a large package, where hundreds of modules
+import the file, a cold first check analyses all of them.  In such a project the time to an
+edit's diagnostics is the time to the file's own findings: the server sends them before the
+analyses of the importers that read the edited part, when these showed nothing in the file the
+last time (mslint.run.kept_projects), and sends again only what those analyses change.
 
 The load average is printed next to the figures: on a busy machine they are not comparable.
 mslint's bytecode is written first, as installing it does (run_benchmark.py's compile_mslint).
