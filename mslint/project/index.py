@@ -134,6 +134,7 @@ class Project:
         self._scan: Optional[Tuple[Set[bytes], List[bytes]]] = None  # see _scanned
         self._scan_parts: Dict[str, Tuple[FrozenSet[bytes], Tuple[bytes, ...]]] = {}  # each file's part of it
         self._files_as_set: Optional[FrozenSet[str]] = None
+        self._text_reads: Dict[str, _TextRead] = {}  # path -> what use_text read of its last text
         self.imports_version = 0  # how many times a text given to use_text changed the imports
         self._converting_digest: Optional[str] = None
 
@@ -168,35 +169,46 @@ class Project:
         A model kept from an earlier run (mslint.run.kept_projects) may have read the file as
         another text: what it found from that text is brought up to date, and only that."""
         path = os.path.abspath(path)
-        before = self._peek(path)
+        before = self._peek(path) or b""
         self._texts[path] = data
         store = self._store()
         read_facts = path in self._imports or self._programs is not None or self._converting is not None
-        old_facts = store.facts(path, lambda _path: before) if read_facts else None
+        old = self._read_of(path, before, read_facts)
         store.bypass(path)  # its stored facts are the file's, not this text's
         if before == data:
             return
+        new = self._read_of(path, data, read_facts)
         self._attribute_writes.clear()
         if path in self._file_set():
-            self._update_words(path, before or b"", data)
+            self._update_words(path, old.words, new.words)
             if self._scan is not None:
                 self._scan_parts[path] = _scan_part(data)
                 self._scan = _joined_scan(self._scan_parts.values())
-        if old_facts is None:
+        if old.facts is None or new.facts is None:
             return
-        new_facts = store.facts(path, lambda _path: data)
-        if new_facts.imports != old_facts.imports:
+        if new.facts.imports != old.facts.imports:
             self._imports.pop(path, None)  # who imports whom changed: every answer built on it goes
             self._importers = None
             self._all_importers.clear()
             self._listings.clear()
             self.imports_version += 1
-        if new_facts != old_facts or self._programs is not None and self._may_be_a_script(path) and (
-                store.top_level_work(path, lambda _path: before) != store.top_level_work(path, lambda _path: data)):
+        if new.facts != old.facts or self._programs is not None and self._may_be_a_script(path) and (
+                old.top_level_work(store) != new.top_level_work(store)):
             self._programs = None
-        if new_facts.converting_names != old_facts.converting_names:
+        if new.facts.converting_names != old.facts.converting_names:
             self._converting = None
             self._converting_digest = None
+
+    def _read_of(self, path: str, text: bytes, with_facts: bool) -> "_TextRead":
+        """What use_text reads of one text of a file: kept for the file's last text (the text
+        before an edit is the one the edit before it gave)."""
+        known = self._text_reads.get(path)
+        if known is None or known.text != text:
+            known = _TextRead(path, text)
+        if with_facts and known.facts is None:
+            known.facts = program_facts.read_facts(text, path)
+        self._text_reads[path] = known
+        return known
 
     def _file_set(self) -> FrozenSet[str]:
         if self._files_as_set is None:
@@ -208,12 +220,13 @@ class Project:
         a file no other file imports: mslint.project.programs)."""
         return not self.all_importers(path)
 
-    def _update_words(self, path: str, before: bytes, after: bytes) -> None:
-        """Keep the word index (_word_files) and the searches answered from it true for a file's new text."""
+    def _update_words(self, path: str, before: Tuple[Set[bytes], Set[bytes]], after: Tuple[Set[bytes], Set[bytes]]
+                      ) -> None:
+        """Keep the word index (_word_files) and the searches answered from it true for a file's
+        new text; `before` and `after`: the words of its two texts (_TextRead.words)."""
         changed = set()
-        for position, pattern in enumerate((_BARE_NAME, _ATTRIBUTE_CALL)):
-            old = set(pattern.findall(before)) if position == 0 or b"(" in before else set()
-            new = set(pattern.findall(after)) if position == 0 or b"(" in after else set()
+        for position in (0, 1):
+            old, new = before[position], after[position]
             changed |= old ^ new
             if self._words is None:
                 continue
@@ -498,6 +511,23 @@ _ATTRIBUTE_WRITE = re.compile(rb"[\w)\]][ \t]*\.[ \t]*(\w+)[ \t]*(?:=(?!=)|[-+*/
 
 
 converts_tensors = program_facts.converts_tensors
+
+
+class _TextRead:
+    """What Project.use_text reads of one text of a file: its words as the word index counts
+    them, and (when asked) its program facts and whether it does work at its top level."""
+
+    def __init__(self, path: str, text: bytes):
+        self.path = path
+        self.text = text
+        self.words = (set(_BARE_NAME.findall(text)), set(_ATTRIBUTE_CALL.findall(text)) if b"(" in text else set())
+        self.facts: Optional[program_facts.FileFacts] = None
+        self._top_level_work: Optional[bool] = None
+
+    def top_level_work(self, store: program_facts.FactStore) -> bool:
+        if self._top_level_work is None:
+            self._top_level_work = bool(store.top_level_work(self.path, lambda _path: self.text))
+        return self._top_level_work
 
 
 def _scan_part(text: Optional[bytes]) -> Tuple[FrozenSet[bytes], Tuple[bytes, ...]]:
