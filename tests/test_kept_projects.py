@@ -233,7 +233,8 @@ def test_the_buffers_own_findings_come_first_when_the_importers_showed_nothing_i
     early = []
     final = linter.lint({helpers: text}, early=early.append)
     assert rows(final) == afresh({helpers: text}) and [code for code, *_ in rows(final)] == ["MS101"]
-    assert [rows(found) for found in early] == [rows(final)]  # model.py's analysis came after
+    # the first run: once before its importers are found, once more before model.py's analysis
+    assert [rows(found) for found in early] == [rows(final)] * 2
     early.clear()
     edited = text.replace("return x\n", "y = x\n    return y\n")  # passthrough changed: model.py runs again
     final = linter.lint({helpers: edited}, early=early.append)
@@ -246,7 +247,7 @@ def test_no_early_findings_while_an_importer_still_to_run_showed_something_in_th
     linter = BufferLinter()
     early = []
     assert rows(linter.lint({helpers: text}, early=early.append)) == []
-    assert [rows(found) for found in early] == [[]]
+    assert [rows(found) for found in early] == [[], []]
     edited = text.replace("    return x\n", "    return x.asnumpy()\n", 1)  # model.py reaches it: MS101
     early.clear()
     found = linter.lint({helpers: edited}, early=early.append)
@@ -256,3 +257,14 @@ def test_no_early_findings_while_an_importer_still_to_run_showed_something_in_th
     moved = "# a comment\n" + edited.replace("x.asnumpy()", "x.asnumpy() + 1")
     assert rows(linter.lint({helpers: moved}, early=early.append)) == afresh({helpers: moved})
     assert early == []  # model.py showed its MS101 here last time: all of it at once
+
+
+def test_the_first_run_gives_the_buffers_own_findings_before_it_finds_their_importers(proj, monkeypatch):
+    helpers = str(proj / "pkg" / "helpers.py")
+    text = (proj / "pkg" / "helpers.py").read_text() + OWN_CELL
+    events = []
+    original = runner.context_files
+    monkeypatch.setattr(runner, "context_files", lambda *args: events.append("context") or original(*args))
+    final = BufferLinter().lint({helpers: text}, early=lambda found: events.append(rows(found)))
+    assert events[:2] == [[("MS101", "helpers.py", 14, rows(final)[1][3])], "context"]
+    assert [code for code, *_ in rows(final)] == ["MS101", "MS101"]  # with model.py's, reached from it

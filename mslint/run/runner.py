@@ -706,7 +706,8 @@ def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches
         jobs = 1
     override_bytes = {path: text.encode("utf-8", "surrogatepass") for path, text in overrides.items()}
     models = kept.projects if kept is not None else None
-    if models is None or not models.start(override_bytes):
+    reused = models is not None and models.start(override_bytes)
+    if not reused:
         module_files.clear_file_caches()
         project.forget_projects()
     project.STORE.enabled = cache is not None  # the program model is kept where the results are
@@ -716,18 +717,14 @@ def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches
     run_paths = {os.path.abspath(path): path for path in files}
     if jobs != 1:  # (a cold run on a large project: its program facts, read by several processes)
         fact_workers.read_in_workers(run_paths, jobs if jobs > 0 else available_cores())
-    if models is not None:
-        context = models.context(run_paths, lambda: context_files(run_paths, config_for))
-    else:
-        context = context_files(run_paths, config_for)
     raw: List[Finding] = []
     pending: List[Tuple[str, str, config_module.Config]] = []
     stored: Dict[str, Tuple[ResultCache, str, str]] = {}
     sources: Dict[str, str] = {}
     used_caches: List[ResultCache] = []
-    if progress is not None:
-        progress.start(len(files) + len(context))
-    for path in files + context:
+
+    def look_up(path: str) -> None:
+        """Read the file, and take its findings from the result cache or make it pending."""
         if os.path.abspath(path) in overrides:
             data, source, problem = override_bytes[os.path.abspath(path)], overrides[os.path.abspath(path)], None
         elif models is not None and path not in run_paths:
@@ -736,7 +733,7 @@ def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches
             data, source, problem = _read(path)
         if problem is not None:
             raw.append(problem)  # (a context file's problem is not this run's: routing drops it)
-            continue
+            return
         sources[path] = source
         settings = config_for(path)
         results = cache_for(settings)
@@ -754,10 +751,41 @@ def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches
                     models.showed(path, cached, run_paths)
                 if progress is not None:
                     progress.advance(1)
-                continue
+                return
             if not overrides:
                 stored[path] = (results, digest, identity)
         pending.append((path, source, settings))
+
+    analysed: List[_Result] = []
+    if early is not None and models is not None and not reused:
+        # the server's first run on these files (or the first after a change on disk): their
+        # own findings before their importers are even found, which in a large project takes
+        # seconds; the importers' findings in them come with the run's end
+        if progress is not None:
+            progress.start(len(files))
+        for path in files:
+            look_up(path)
+        if pending:
+            _start_session(bool(stored), overrides, kept)
+            try:
+                analysed = _lint_many(tuple(pending), progress)
+            finally:
+                _end_session()
+            pending.clear()
+        early(report(raw + [finding for result in analysed for finding in result.findings], run_paths, sources,
+                     config_for)[0])
+        context = models.context(run_paths, lambda: context_files(run_paths, config_for))
+        for path in context:
+            look_up(path)
+    else:
+        if models is not None:
+            context = models.context(run_paths, lambda: context_files(run_paths, config_for))
+        else:
+            context = context_files(run_paths, config_for)
+        if progress is not None:
+            progress.start(len(files) + len(context))
+        for path in files + context:
+            look_up(path)
 
     if models is not None:  # (before the analyses: a run a newer edit stops still leaves them)
         models.keep(files, context, config_for, cache_for, override_bytes)
@@ -769,7 +797,7 @@ def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches
             try:
                 own = [item for item in pending if os.path.abspath(item[0]) in run_paths]
                 others = [item for item in pending if os.path.abspath(item[0]) not in run_paths]
-                analysed = _lint_many(tuple(own), progress)
+                analysed += _lint_many(tuple(own), progress)
                 if early is not None and others and models is not None and models.may_show_early(others):
                     partial = raw + [finding for result in analysed for finding in result.findings]
                     early(report(partial, run_paths, sources, config_for)[0])
@@ -777,16 +805,16 @@ def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches
             finally:
                 _end_session()
         else:
-            analysed = _lint_parallel(pending, jobs, progress, record)
-        for result in analysed:
-            raw.extend(result.findings)
-            if models is not None:
-                models.showed(result.path, result.findings, run_paths)
-            if result.path in stored and not any(f.rule is ANALYSIS_INCOMPLETE for f in result.findings):
-                # an incomplete analysis depends on the machine's speed: analyse it again next time
-                results, digest, identity = stored[result.path]
-                results.store(result.path, digest, identity, result.findings, result.files_read, result.lookups,
-                              result.names_read, result.whole_read, result.searches, result.parts)
+            analysed += _lint_parallel(pending, jobs, progress, record)
+    for result in analysed:
+        raw.extend(result.findings)
+        if models is not None:
+            models.showed(result.path, result.findings, run_paths)
+        if result.path in stored and not any(f.rule is ANALYSIS_INCOMPLETE for f in result.findings):
+            # an incomplete analysis depends on the machine's speed: analyse it again next time
+            results, digest, identity = stored[result.path]
+            results.store(result.path, digest, identity, result.findings, result.files_read, result.lookups,
+                          result.names_read, result.whole_read, result.searches, result.parts)
     for results in used_caches:
         results.save()
     if models is not None and stored:  # the entries just stored hold lookups of their own
