@@ -295,34 +295,39 @@ def test_a_result_one_file_takes_from_another_brings_what_that_one_read(project,
     assert cached == uncached == []
 
 
+SUB_CELL = """
+    import numpy as np
+    from mindspore import nn
+
+
+    class Sub(nn.Cell):
+        def construct(self, x, k):
+            return x + np.zeros(k).sum()
+    """
+
+PARENT_OF_SUB = """
+    from mindspore import nn
+
+    from sub import Sub
+
+
+    class P(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.s = Sub()
+
+        def construct(self, x):
+            return self.s(x, {argument})
+    """
+
+
 def test_what_a_parent_passes_is_seen_when_another_analysis_walked_the_parent_first(project, capsys, cache_dir,
                                                                                    monkeypatch):
     """sub.py's analysis reads what P passes its sub-cell through facts kept on p.py's module
     (the names it spells), which p.py's own analysis, earlier in the run, computed.  Editing
     P's construct must still reach sub.py's cached result."""
-    project.write("sub.py", """
-        import numpy as np
-        from mindspore import nn
-
-
-        class Sub(nn.Cell):
-            def construct(self, x, k):
-                return x + np.zeros(k).sum()
-        """)
-    parent = """
-        from mindspore import nn
-
-        from sub import Sub
-
-
-        class P(nn.Cell):
-            def __init__(self):
-                super().__init__()
-                self.s = Sub()
-
-            def construct(self, x):
-                return self.s(x, {argument})
-        """
+    project.write("sub.py", SUB_CELL)
+    parent = PARENT_OF_SUB
     project.write("p.py", parent.format(argument="3"))
     monkeypatch.chdir(project.root)
     first, uncached = lint(capsys, "p.py", "sub.py")
@@ -339,34 +344,13 @@ def test_a_search_of_a_module_for_a_name_depends_on_the_statements_that_spell_it
     """sub.py's analysis searches p.py for its parents (the statements that spell `Sub` and the
     attribute that holds it), not the whole module: a function added to p.py that spells neither
     leaves sub.py's result as it was; a change in what spells them does not."""
-    project.write("sub.py", """
-        import numpy as np
-        from mindspore import nn
-
-
-        class Sub(nn.Cell):
-            def construct(self, x, k):
-                return x + np.zeros(k).sum()
-        """)
-    parent = """
-        from mindspore import nn
-
-        from sub import Sub
-
-
-        class P(nn.Cell):
-            def __init__(self):
-                super().__init__()
-                self.s = Sub()
-
-            def construct(self, x):
-                return self.s(x, {argument})
-        """
+    project.write("sub.py", SUB_CELL)
+    parent = PARENT_OF_SUB
     project.write("p.py", parent.format(argument="3"))
     monkeypatch.chdir(project.root)
     first, uncached = lint(capsys, "sub.py")
     assert first == uncached and [code for _, _, code, _ in rows(first)] == ["MS103"]
-    unrelated = "\n\n        def unrelated(y):\n            return y + 1\n"
+    unrelated = "\n\n    def unrelated(y):\n        return y + 1\n"
     project.write("p.py", parent.format(argument="3") + unrelated)
     analysed.clear()
     cached, uncached = lint(capsys, "sub.py")

@@ -230,11 +230,8 @@ class FileHashes:
         if path not in self._buffers:
             return False
         if path not in self._disk_parts:
-            try:
-                with open(path, "rb") as handle:
-                    self._disk_parts[path] = module_parts(handle.read())
-            except OSError:
-                self._disk_parts[path] = None
+            data = _file_bytes(path)
+            self._disk_parts[path] = module_parts(data) if data is not None else None
         on_disk = self._disk_parts[path]
         if on_disk is None or on_disk.digest(names) != recorded or self.parts_digest(path, names) is None:
             return False
@@ -258,12 +255,17 @@ class FileHashes:
     def get(self, path: str) -> Optional[str]:
         path = os.path.abspath(path)
         if path not in self._hashes:
-            try:
-                with open(path, "rb") as handle:
-                    self._hashes[path] = content_hash(handle.read())
-            except OSError:
-                self._hashes[path] = None
+            data = _file_bytes(path)
+            self._hashes[path] = content_hash(data) if data is not None else None
         return self._hashes[path]
+
+
+def _file_bytes(path: str) -> Optional[bytes]:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except OSError:
+        return None
 
 
 # The entries each cache file held when this process last read or wrote it, by the file's
