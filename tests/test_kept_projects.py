@@ -268,3 +268,26 @@ def test_the_first_run_gives_the_buffers_own_findings_before_it_finds_their_impo
     final = BufferLinter().lint({helpers: text}, early=lambda found: events.append(rows(found)))
     assert events[:2] == [[("MS101", "helpers.py", 14, rows(final)[1][3])], "context"]
     assert [code for code, *_ in rows(final)] == ["MS101", "MS101"]  # with model.py's, reached from it
+
+
+def test_a_first_run_a_newer_edit_stops_still_leaves_the_models_for_the_next(proj, monkeypatch):
+    """The server sends a first run's own findings before the importers are looked up; the editor's
+    next edit then stops that run among the lookups.  What it built must still serve the next
+    run, or every run would be a first run again."""
+    from mslint.run.cache import caches_by_configuration
+
+    helpers = str(proj / "pkg" / "helpers.py")
+    text = (proj / "pkg" / "helpers.py").read_text() + OWN_CELL
+    everything = sorted(str(path) for path in (proj / "pkg").glob("*.py"))
+    runner.lint_run(everything, config_module.PerFile(), cache=caches_by_configuration())  # a command run
+    linter = BufferLinter()
+    stopped = []
+    assert linter.lint({helpers: text}, outdated=lambda: bool(stopped), early=stopped.append) is None
+    assert len(stopped) == 1  # the own findings went out; the lookups of the importers were stopped
+    edited = "# typed\n" + text
+    expected = afresh({helpers: edited})
+    searches = []
+    original = runner.context_files
+    monkeypatch.setattr(runner, "context_files", lambda *args: searches.append(args) or original(*args))
+    assert rows(linter.lint({helpers: edited})) == expected
+    assert searches == []  # the stopped run had found the importers: kept, not found again

@@ -757,36 +757,41 @@ def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches
         pending.append((path, source, settings))
 
     analysed: List[_Result] = []
-    if early is not None and models is not None and not reused:
-        # the server's first run on these files (or the first after a change on disk): their
-        # own findings before their importers are even found, which in a large project takes
-        # seconds; the importers' findings in them come with the run's end
-        if progress is not None:
-            progress.start(len(files))
-        for path in files:
-            look_up(path)
-        if pending:
-            _start_session(bool(stored), overrides, kept)
-            try:
-                analysed = _lint_many(tuple(pending), progress)
-            finally:
-                _end_session()
-            pending.clear()
-        early(report(raw + [finding for result in analysed for finding in result.findings], run_paths, sources,
-                     config_for)[0])
-        context = models.context(run_paths, lambda: context_files(run_paths, config_for))
-        for path in context:
-            look_up(path)
-    else:
-        if models is not None:
+    context: List[str] = []
+    try:
+        if early is not None and models is not None and not reused:
+            # the server's first run on these files (or the first after a change on disk): their
+            # own findings before their importers are even found, which in a large project takes
+            # seconds; the importers' findings in them come with the run's end
+            if progress is not None:
+                progress.start(len(files))
+            for path in files:
+                look_up(path)
+            if pending:
+                _start_session(bool(stored), overrides, kept)
+                try:
+                    analysed = _lint_many(tuple(pending), progress)
+                finally:
+                    _end_session()
+                pending.clear()
+            early(report(raw + [finding for result in analysed for finding in result.findings], run_paths, sources,
+                         config_for)[0])
             context = models.context(run_paths, lambda: context_files(run_paths, config_for))
+            for path in context:
+                look_up(path)
         else:
-            context = context_files(run_paths, config_for)
-        if progress is not None:
-            progress.start(len(files) + len(context))
-        for path in files + context:
-            look_up(path)
-
+            if models is not None:
+                context = models.context(run_paths, lambda: context_files(run_paths, config_for))
+            else:
+                context = context_files(run_paths, config_for)
+            if progress is not None:
+                progress.start(len(files) + len(context))
+            for path in files + context:
+                look_up(path)
+    except BaseException:  # (a newer edit stopped the run)
+        if models is not None and not reused:  # what it built holds, and the next run needs it
+            models.keep(files, context, config_for, cache_for, override_bytes)
+        raise
     if models is not None:  # (before the analyses: a run a newer edit stops still leaves them)
         models.keep(files, context, config_for, cache_for, override_bytes)
     if pending:
