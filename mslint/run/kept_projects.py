@@ -39,6 +39,7 @@ class KeptProjects:
 
     def __init__(self):
         self._snapshot: Optional[manifest.Snapshot] = None
+        self._snapshot_covers: tuple = ()  # (the run's files, its context) when it was taken
         self._projects: Dict[str, project.Project] = {}
         self._roots: Dict[str, str] = {}
         self._reads: Dict[str, Tuple[Optional[bytes], Optional[str], Optional[Finding]]] = {}
@@ -93,17 +94,22 @@ class KeptProjects:
         return not any(self._showed.get(os.path.abspath(item[0]), False) for item in pending)
 
     def keep(self, files: Sequence[str], context: Sequence[str], config_for, cache_for,
-             overrides: Dict[str, bytes]) -> None:
+             overrides: Dict[str, bytes], stored: bool = False) -> None:
         """Keep the run's models, with the snapshot of what they read (once the run has found its
         context and looked its files up in the result cache: what its analyses then read of the
-        project is the models' and the cache's, read already)."""
+        project is the models' and the cache's, read already).  A run that used the kept models
+        for the same files and context, and `stored` no result, read nothing the snapshot it
+        started from does not cover: that one is kept (taking one costs a walk of the project)."""
+        self._overridden = sorted(overrides)
+        covered = (tuple(files), tuple(context))
+        if self._snapshot is not None and self._snapshot_covers == covered and not stored:
+            return
         snapshot = manifest.snapshot_of_run(self._started_ns, (), context, files, config_for, cache_for, None)
         if snapshot.discarded:  # a path changed while the run read it, or too many paths
             self.forget()
             return
-        self._snapshot = snapshot
+        self._snapshot, self._snapshot_covers = snapshot, covered
         self._projects, self._roots = project.current_projects()
-        self._overridden = sorted(overrides)
 
     def forget(self) -> None:
         self._snapshot = None

@@ -823,7 +823,7 @@ def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches
     for results in used_caches:
         results.save()
     if models is not None and stored:  # the entries just stored hold lookups of their own
-        models.keep(files, context, config_for, cache_for, override_bytes)
+        models.keep(files, context, config_for, cache_for, override_bytes, stored=True)
     findings, withheld = report(raw, run_paths, sources, config_for)
     return RunReport(findings, withheld, len(files), len(context), unknown_suppressions(files, sources, config_for),
                      context, complete=not any(f.rule is ANALYSIS_INCOMPLETE for f in raw))
