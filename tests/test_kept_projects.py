@@ -291,3 +291,39 @@ def test_a_first_run_a_newer_edit_stops_still_leaves_the_models_for_the_next(pro
     monkeypatch.setattr(runner, "context_files", lambda *args: searches.append(args) or original(*args))
     assert rows(linter.lint({helpers: edited})) == expected
     assert searches == []  # the stopped run had found the importers: kept, not found again
+
+
+class _Stopped(Exception):
+    pass
+
+
+class _StopAtLookup:
+    """A run's progress that stops it at its first file taken from the result cache."""
+
+    def start(self, total):
+        pass
+
+    def advance(self, count=1):
+        if count:
+            raise _Stopped()
+
+
+def test_a_buffer_edited_in_a_stopped_run_and_then_undone_is_read_from_its_file(proj):
+    """A run a newer edit stops has already given the kept model its buffers' texts: the next
+    run, with the buffer back to its file, must read the file again."""
+    from mslint.run.cache import caches_by_configuration
+
+    helpers = str(proj / "pkg" / "helpers.py")
+    kept = runner.KeptModules()
+
+    def run(overrides, progress=None):
+        report = runner.lint_run([helpers], config_module.PerFile(), cache=caches_by_configuration(),
+                                 overrides=overrides, kept=kept, progress=progress)
+        return sorted((f.code, Path(f.path).name, f.line) for f in report.findings)
+
+    assert run({}) == [("MS101", "helpers.py", 2)]  # (its importers' results are stored)
+    edited = (proj / "pkg" / "helpers.py").read_text().replace("x.asnumpy()", "x")
+    with pytest.raises(_Stopped):  # stopped among the lookups: the model has the buffer's text
+        run({helpers: edited}, _StopAtLookup())
+    assert run({}) == [("MS101", "helpers.py", 2)]  # the buffer undone: the file again
+    assert project_index.project_for(helpers).text(helpers) == (proj / "pkg" / "helpers.py").read_bytes()

@@ -56,12 +56,14 @@ class KeptProjects:
         self._started_ns = manifest.now_ns()
         if self._snapshot is None or not manifest.holds(self._snapshot):
             self.forget()
+            self._overridden = sorted(overrides)
             return False
         project.restore_projects(self._projects, self._roots)
         for path in self._overridden:
             if path not in overrides:
                 model = project.project_for(path)
                 model.use_text(path, project.read_regular(path) or b"")
+        self._overridden = sorted(overrides)  # (the run gives the models these texts at once)
         return True
 
     def read(self, path: str, reader: Callable[[str], tuple]) -> tuple:
@@ -93,14 +95,12 @@ class KeptProjects:
         so what the run shows next is what it shows now, unless this edit gave one something."""
         return not any(self._showed.get(os.path.abspath(item[0]), False) for item in pending)
 
-    def keep(self, files: Sequence[str], context: Sequence[str], config_for, cache_for,
-             overrides: Dict[str, bytes], stored: bool = False) -> None:
+    def keep(self, files: Sequence[str], context: Sequence[str], config_for, cache_for, stored: bool = False) -> None:
         """Keep the run's models, with the snapshot of what they read (once the run has found its
         context and looked its files up in the result cache: what its analyses then read of the
         project is the models' and the cache's, read already).  A run that used the kept models
         for the same files and context, and `stored` no result, read nothing the snapshot it
         started from does not cover: that one is kept (taking one costs a walk of the project)."""
-        self._overridden = sorted(overrides)
         covered = (tuple(files), tuple(context))
         if self._snapshot is not None and self._snapshot_covers == covered and not stored:
             return

@@ -790,10 +790,10 @@ def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches
                 look_up(path)
     except BaseException:  # (a newer edit stopped the run)
         if models is not None and not reused:  # what it built holds, and the next run needs it
-            models.keep(files, context, config_for, cache_for, override_bytes)
+            models.keep(files, context, config_for, cache_for)
         raise
     if models is not None:  # (before the analyses: a run a newer edit stops still leaves them)
-        models.keep(files, context, config_for, cache_for, override_bytes)
+        models.keep(files, context, config_for, cache_for)
     if pending:
         jobs = worker_count(pending, jobs)
         record = bool(stored)  # results to store: each analysis must record what its findings depend on
@@ -823,7 +823,7 @@ def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches
     for results in used_caches:
         results.save()
     if models is not None and stored:  # the entries just stored hold lookups of their own
-        models.keep(files, context, config_for, cache_for, override_bytes, stored=True)
+        models.keep(files, context, config_for, cache_for, stored=True)
     findings, withheld = report(raw, run_paths, sources, config_for)
     return RunReport(findings, withheld, len(files), len(context), unknown_suppressions(files, sources, config_for),
                      context, complete=not any(f.rule is ANALYSIS_INCOMPLETE for f in raw))
