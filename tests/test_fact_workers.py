@@ -26,7 +26,10 @@ def _model(root: str):
 
 
 @pytest.fixture
-def fresh_projects():
+def fresh_projects(monkeypatch):
+    # (no facts kept in a cache directory: a run earlier in this process may have turned the
+    # store on, and the model these tests build first would then leave every fact stored)
+    monkeypatch.setattr(index.STORE, "enabled", False)
     index.forget_projects()
     yield
     index.forget_projects()
