@@ -277,3 +277,37 @@ cache.save()
 """], capture_output=True, text=True, timeout=120)
     assert other.returncode == 0, other.stderr
     assert found() == ["second"]  # written by another process: read again
+
+
+def test_a_module_that_now_imports_the_file_is_its_importer_in_the_next_cached_run(tmp_path, monkeypatch):
+    """The program facts kept on disk hold each file's resolved imports: a file whose text
+    changed gets its facts read again, and its imports must be resolved again too, even when
+    another reader asked for its facts first in the run (found by a review of the server's
+    kept models: the cached run missed plain.py as the helper's importer, and its MS101)."""
+    from pathlib import Path
+
+    from mslint import config as config_module
+    from mslint.run import runner
+    from mslint.run.cache import caches_by_configuration
+
+    monkeypatch.setenv("MSLINT_CACHE_DIR", str(tmp_path / "cache"))
+    root = tmp_path / "proj"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pyproject.toml").write_text("[project]\nname='x'\n")
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "helpers.py").write_text("def to_host(x):\n    return x.asnumpy()\n")
+    (root / "pkg" / "plain.py").write_text("from mindspore import nn\n\n\nclass Plain(nn.Cell):\n"
+                                           "    def construct(self, x):\n        return x\n")
+    helpers = str(root / "pkg" / "helpers.py")
+
+    def run(files, cache=True):
+        report = runner.lint_run(files, config_module.PerFile(), cache=caches_by_configuration() if cache else None)
+        return sorted(Path(p).name for p in report.context), [(f.code, Path(f.path).name, f.line)
+                                                              for f in report.findings]
+
+    assert run([helpers]) == ([], [])
+    (root / "pkg" / "plain.py").write_text("from mindspore import nn\n\nfrom pkg.helpers import to_host\n\n\n"
+                                           "class Plain(nn.Cell):\n    def construct(self, x):\n"
+                                           "        return to_host(x)\n")
+    run(sorted(str(p) for p in (root / "pkg").glob("*.py")))
+    assert run([helpers]) == run([helpers], cache=False) == (["plain.py"], [("MS101", "helpers.py", 2)])

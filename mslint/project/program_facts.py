@@ -341,6 +341,7 @@ class FactStore:
             self._unchanged.add(path)
             return entry[2]
         self._unchanged.discard(path)
+        self._resolved.pop(path, None)  # (resolved from the text before: the next ask matches the new entry)
         facts = read_facts(read_text(path), path)
         if signature is not None:
             self._entries[path] = signature + (facts,)
