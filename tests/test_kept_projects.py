@@ -327,3 +327,55 @@ def test_a_buffer_edited_in_a_stopped_run_and_then_undone_is_read_from_its_file(
         run({helpers: edited}, _StopAtLookup())
     assert run({}) == [("MS101", "helpers.py", 2)]  # the buffer undone: the file again
     assert project_index.project_for(helpers).text(helpers) == (proj / "pkg" / "helpers.py").read_bytes()
+
+
+# -- found by this round's review ------------------------------------------------------------------
+def test_a_module_added_in_a_folder_the_project_walk_skips_is_found_by_the_next_run(tmp_path, monkeypatch):
+    """Import lookups reach folders no snapshot covers (here `dist/`, which the project walk
+    skips): the file lookups are made afresh for every run, kept models or not."""
+    monkeypatch.setattr(manifest, "RACY_SECONDS", 0.0)
+    monkeypatch.setenv("MSLINT_CACHE_DIR", str(tmp_path / "cache"))
+    root = tmp_path / "proj"
+    (root / "pkg").mkdir(parents=True)
+    (root / "dist").mkdir()
+    (root / "pyproject.toml").write_text("[project]\nname='x'\n")
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "dist" / "__init__.py").write_text("")
+    source = ("from mindspore import nn\n\nfrom dist.helperz import to_host\n\n\nclass Net(nn.Cell):\n"
+              "    def construct(self, x):\n        return to_host(x)\n")
+    (root / "pkg" / "model.py").write_text(source)
+    model = str(root / "pkg" / "model.py")
+    linter = BufferLinter()
+    assert rows(linter.lint({model: source + "# 1\n"})) == []
+    (root / "dist" / "helperz.py").write_text("def to_host(x):\n    return x.asnumpy()\n")
+    found = rows(linter.lint({model: source + "# 2\n"}))
+    assert found == afresh({model: source + "# 2\n"}) and [code for code, *_ in found] == ["MS101"]
+
+
+def test_a_buffer_outside_the_run_that_gains_graph_code_joins_the_context(proj):
+    """Whether an importer is in the run's context also depends on its text holding graph code:
+    a buffer that is not a file of the run and gains a Cell, its imports unchanged, joins it."""
+    helpers, plain = str(proj / "pkg" / "helpers.py"), str(proj / "pkg" / "plain.py")
+    (proj / "pkg" / "base.py").write_text("from mindspore import nn\n\n\nclass Base(nn.Cell):\n    pass\n")
+    (proj / "pkg" / "plain.py").write_text("X = 1\n")
+    kept = runner.KeptModules()
+    imports = "from pkg.base import Base\nfrom pkg.helpers import to_host\n\n\n"
+    plain_function = imports + "def f(x):\n    return to_host(x)\n"
+    plain_cell = imports + "class Net(Base):\n    def construct(self, x):\n        return to_host(x)\n"
+
+    def run(overrides, kept_modules):
+        report = runner.lint_run([helpers], config_module.PerFile(), overrides=overrides, kept=kept_modules)
+        return sorted(Path(p).name for p in report.context), sorted((f.code, Path(f.path).name) for f in report.findings)
+
+    run({plain: plain_function}, kept)
+    assert run({plain: plain_cell}, kept) == run({plain: plain_cell}, None)
+    assert "plain.py" in run({plain: plain_cell}, kept)[0]
+
+
+def test_early_findings_hold_no_unused_suppression_an_importer_may_still_use(proj):
+    (proj / "pyproject.toml").write_text("[project]\nname = 'example'\n\n[tool.mslint]\nextend-select = ['MS006']\n")
+    helpers = str(proj / "pkg" / "helpers.py")
+    text = (proj / "pkg" / "helpers.py").read_text().replace("x.asnumpy()", "x.asnumpy()  # mslint: disable=MS101")
+    early = []
+    assert rows(BufferLinter().lint({helpers: text}, early=early.append)) == afresh({helpers: text}) == []
+    assert early and all(rows(found) == [] for found in early)  # not MS006: model.py's MS101 came after

@@ -10,8 +10,7 @@ the edited buffer itself says.  So the server's runs keep:
 - the project models (mslint.project.index.Project), brought up to date for each buffer's
   new text by `Project.use_text`, which redoes only what that text changes;
 - what the run read from the files of its context (their bytes and text);
-- the importers of the run's files (its context), while no buffer changes its imports;
-- the file lookups' caches (mslint.project.module_files).
+- the importers of the run's files (its context), while no buffer changes its imports.
 
 They are used while a snapshot of the paths the last run depended on holds (mslint.run.manifest:
 the same paths a command run's manifest checks, every one with the same status); when one
@@ -73,9 +72,12 @@ class KeptProjects:
             found = self._reads[path] = reader(path)
         return found
 
-    def context(self, run_paths: Dict[str, str], find: Callable[[], List[str]]) -> List[str]:
-        """The run's context files: found again only when a buffer changed who imports whom."""
-        key = tuple(sorted(run_paths)) + tuple(
+    def context(self, run_paths: Dict[str, str], overrides: Dict[str, bytes], find: Callable[[], List[str]]
+                ) -> List[str]:
+        """The run's context files: found again only when a buffer changed who imports whom, or
+        the text of a buffer that is not a file of the run changed (it may be an importer now)."""
+        outside = tuple(sorted((path, hash(text)) for path, text in overrides.items() if path not in run_paths))
+        key = tuple(sorted(run_paths)) + outside + tuple(
             (root, model.imports_version) for root, model in sorted(project.projects_of(run_paths).items()))
         if key not in self._contexts:
             self._contexts.clear()

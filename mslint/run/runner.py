@@ -707,8 +707,8 @@ def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches
     override_bytes = {path: text.encode("utf-8", "surrogatepass") for path, text in overrides.items()}
     models = kept.projects if kept is not None else None
     reused = models is not None and models.start(override_bytes)
+    module_files.clear_file_caches()  # (kept models too: lookups reach folders no snapshot covers)
     if not reused:
-        module_files.clear_file_caches()
         project.forget_projects()
     project.STORE.enabled = cache is not None  # the program model is kept where the results are
     for path, data in override_bytes.items():
@@ -774,14 +774,13 @@ def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches
                 finally:
                     _end_session()
                 pending.clear()
-            early(report(raw + [finding for result in analysed for finding in result.findings], run_paths, sources,
-                         config_for)[0])
-            context = models.context(run_paths, lambda: context_files(run_paths, config_for))
+            early(_early_findings(raw, analysed, run_paths, sources, config_for))
+            context = models.context(run_paths, override_bytes, lambda: context_files(run_paths, config_for))
             for path in context:
                 look_up(path)
         else:
             if models is not None:
-                context = models.context(run_paths, lambda: context_files(run_paths, config_for))
+                context = models.context(run_paths, override_bytes, lambda: context_files(run_paths, config_for))
             else:
                 context = context_files(run_paths, config_for)
             if progress is not None:
@@ -804,8 +803,7 @@ def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches
                 others = [item for item in pending if os.path.abspath(item[0]) not in run_paths]
                 analysed += _lint_many(tuple(own), progress)
                 if early is not None and others and models is not None and models.may_show_early(others):
-                    partial = raw + [finding for result in analysed for finding in result.findings]
-                    early(report(partial, run_paths, sources, config_for)[0])
+                    early(_early_findings(raw, analysed, run_paths, sources, config_for))
                 analysed += _lint_many(tuple(others), progress)
             finally:
                 _end_session()
@@ -827,6 +825,14 @@ def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches
     findings, withheld = report(raw, run_paths, sources, config_for)
     return RunReport(findings, withheld, len(files), len(context), unknown_suppressions(files, sources, config_for),
                      context, complete=not any(f.rule is ANALYSIS_INCOMPLETE for f in raw))
+
+
+def _early_findings(raw: List[Finding], analysed: List[_Result], run_paths: Dict[str, str],
+                    sources: Dict[str, str], config_for) -> List[Finding]:
+    """What a run reports so far (lint_run's `early`), without unused suppressions: a comment
+    may suppress a finding an importer still to run reaches the file with."""
+    found = raw + [finding for result in analysed for finding in result.findings]
+    return [f for f in report(found, run_paths, sources, config_for)[0] if f.rule is not USELESS_SUPPRESSION]
 
 
 def lint_sources(sources: Sequence[Tuple[str, str]], config: Configs) -> List[Finding]:
