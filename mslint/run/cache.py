@@ -37,6 +37,7 @@ from mslint.findings import CallSite, Finding, Related
 from mslint.fixes import Fix
 from mslint.project.module_files import SPELLED
 from mslint.rules import registry
+from mslint.run import routing
 
 FORMAT = 7  # 3: findings in other files (helpers reached from this file's roots), call chains, mode marks; 4: fixes;
 # 5: a dependency's names read and their statements' digest; 6: project-wide searches for `X.name =`;
@@ -177,10 +178,8 @@ def dependency_parts(path: str, names_read: Dict[str, Iterable], whole_read: Ite
     for dependency, names in names_read.items():
         if dependency in whole or dependency == path:
             continue
-        try:
-            with open(dependency, "rb") as handle:
-                data = handle.read()
-        except OSError:
+        data = _file_bytes(dependency)
+        if data is None:
             continue
         digest = content_hash(data)
         known = _WORKER_PARTS.get(dependency)
@@ -210,13 +209,9 @@ class FileHashes:
         path = os.path.abspath(path)
         if path not in self._parts:
             self._parts[path] = None
-            try:
-                data = self._used.pop(path, None)
-                if data is None:
-                    with open(path, "rb") as handle:
-                        data = handle.read()
-            except OSError:
-                data = None
+            data = self._used.pop(path, None)
+            if data is None:
+                data = _file_bytes(path)
             if data is not None and content_hash(data) == self.get(path):
                 self._parts[path] = module_parts(data)
         parts = self._parts[path]
@@ -375,7 +370,7 @@ class ResultCache:
             findings = [_decode(path, item) for item in entry.get("findings", [])]
         except (KeyError, TypeError, ValueError):
             return None
-        if moved and any(shown_in(finding, unshown_in) for finding in findings):
+        if moved and any(routing.may_show(finding, unshown_in) for finding in findings):
             return None
         return findings
 
@@ -443,12 +438,6 @@ class ResultCache:
         except OSError:
             return
         self.changed = False
-
-
-def shown_in(finding: Finding, files: Dict[str, str]) -> bool:
-    """Whether a run of these files (absolute paths) may show the finding: it is in one of them,
-    or a call on its way is (mslint.run.routing)."""
-    return os.path.abspath(finding.path) in files or any(os.path.abspath(site.path) in files for site in finding.calls)
 
 
 def caches_by_configuration():

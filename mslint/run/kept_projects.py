@@ -30,7 +30,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 from mslint.findings import Finding
 from mslint.project import index as project
 from mslint.run import manifest
-from mslint.run.cache import shown_in
+from mslint.run.routing import may_show
 
 
 class KeptProjects:
@@ -89,7 +89,7 @@ class KeptProjects:
         if self._showed_for != tuple(sorted(run_paths)):  # (what shows depends on the run's files)
             self._showed, self._showed_for = {}, tuple(sorted(run_paths))
         if os.path.abspath(path) not in run_paths:
-            self._showed[os.path.abspath(path)] = any(shown_in(finding, run_paths) for finding in findings)
+            self._showed[os.path.abspath(path)] = any(may_show(finding, run_paths) for finding in findings)
 
     def may_show_early(self, pending: Sequence[tuple]) -> bool:
         """Whether a run may show the findings of its files before it analyses these context

@@ -76,6 +76,13 @@ def _routed(finding: Finding, run_paths: Dict[str, str], in_project: Callable[[s
     return None
 
 
+def may_show(finding: Finding, run_paths: Dict[str, str]) -> bool:
+    """Whether a run of these files (absolute paths) may show the finding (see _routed): it is
+    in one of them, or a call on its way is."""
+    return (os.path.abspath(finding.path) in run_paths
+            or any(os.path.abspath(site.path) in run_paths for site in finding.calls))
+
+
 def _identity(routed: Finding, original: Finding) -> tuple:
     """One problem: the rule, where it is reported and where the problem itself is.  What is
     said of it may differ from one root to another (the reach, what a caller passes); the
