@@ -19,6 +19,7 @@ Speed (docs/performance.md has the measurements):
 """
 from __future__ import annotations
 
+import contextlib
 import gc
 import logging
 import math
@@ -430,6 +431,17 @@ def _start_session(record: bool = False, overrides: Optional[Dict[str, str]] = N
     gc.set_threshold(*GC_THRESHOLDS)
 
 
+@contextlib.contextmanager
+def _session(record: bool = False, overrides: Optional[Dict[str, str]] = None,
+             kept: Optional[KeptModules] = None):
+    """_start_session, and _end_session however the block ends."""
+    _start_session(record, overrides, kept)
+    try:
+        yield
+    finally:
+        _end_session()
+
+
 def _end_session() -> None:
     global _STORE
     from mslint.analysis import lattice
@@ -756,6 +768,11 @@ def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches
                 stored[path] = (results, digest, identity)
         pending.append((path, source, settings))
 
+    def find_context() -> List[str]:
+        if models is None:
+            return context_files(run_paths, config_for)
+        return models.context(run_paths, override_bytes, lambda: context_files(run_paths, config_for))
+
     analysed: List[_Result] = []
     context: List[str] = []
     try:
@@ -768,21 +785,15 @@ def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches
             for path in files:
                 look_up(path)
             if pending:
-                _start_session(bool(stored), overrides, kept)
-                try:
+                with _session(bool(stored), overrides, kept):
                     analysed = _lint_many(tuple(pending), progress)
-                finally:
-                    _end_session()
                 pending.clear()
             early(_early_findings(raw, analysed, run_paths, sources, config_for))
-            context = models.context(run_paths, override_bytes, lambda: context_files(run_paths, config_for))
+            context = find_context()
             for path in context:
                 look_up(path)
         else:
-            if models is not None:
-                context = models.context(run_paths, override_bytes, lambda: context_files(run_paths, config_for))
-            else:
-                context = context_files(run_paths, config_for)
+            context = find_context()
             if progress is not None:
                 progress.start(len(files) + len(context))
             for path in files + context:
@@ -797,16 +808,13 @@ def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches
         jobs = worker_count(pending, jobs)
         record = bool(stored)  # results to store: each analysis must record what its findings depend on
         if jobs <= 1 or len(pending) < SERIAL_BELOW:
-            _start_session(record, overrides, kept)
-            try:
+            with _session(record, overrides, kept):
                 own = [item for item in pending if os.path.abspath(item[0]) in run_paths]
                 others = [item for item in pending if os.path.abspath(item[0]) not in run_paths]
                 analysed += _lint_many(tuple(own), progress)
                 if early is not None and others and models is not None and models.may_show_early(others):
                     early(_early_findings(raw, analysed, run_paths, sources, config_for))
                 analysed += _lint_many(tuple(others), progress)
-            finally:
-                _end_session()
         else:
             analysed += _lint_parallel(pending, jobs, progress, record)
     for result in analysed:
@@ -844,16 +852,13 @@ def lint_sources(sources: Sequence[Tuple[str, str]], config: Configs) -> List[Fi
     module_files.clear_file_caches()
     project.forget_projects()
     pending = tuple((path, text, config_for(path)) for path, text in sources)
-    _start_session()
-    try:
+    with _session():
         for path, text in sources:  # (each analysis then reads the others' texts, not the files on disk)
             try:
                 _STORE.get(path, text)
             except Exception:  # noqa: BLE001 - unparsable: its own analysis reports it
                 pass
         analysed = _lint_many(pending)
-    finally:
-        _end_session()
     raw = [finding for result in analysed for finding in result.findings]
     findings, _ = report(raw, {os.path.abspath(path): path for path, _ in sources}, dict(sources), config_for)
     return findings
