@@ -131,8 +131,8 @@ class MslintServer(LanguageServer):
                 ) -> None:
         """Make these the findings of the documents (unless a newer change came in), and send
         what changed: the diagnostics (push), or a request to pull again (pull)."""
-        if generation != self.generation:
-            return
+        if generation != self.generation or (generation == self.current and results == self.findings):
+            return  # outdated, or what the early findings of this run already said
         previous, previous_versions = self.diagnostics, self.versions
         self.findings = results
         self.diagnostics = self.as_diagnostics(results, snapshot)

@@ -172,12 +172,12 @@ class Project:
         before = self._peek(path) or b""
         self._texts[path] = data
         store = self._store()
-        read_facts = path in self._imports or self._programs is not None or self._converting is not None
-        old = self._read_of(path, before, read_facts)
+        facts_wanted = path in self._imports or self._programs is not None or self._converting is not None
+        old = self._read_of(path, before, facts_wanted)
         store.bypass(path)  # its stored facts are the file's, not this text's
         if before == data:
             return
-        new = self._read_of(path, data, read_facts)
+        new = self._read_of(path, data, facts_wanted)
         self._attribute_writes.clear()
         if path in self._file_set():
             self._update_words(path, old.words, new.words)
