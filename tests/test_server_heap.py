@@ -9,6 +9,7 @@ import weakref
 
 import pytest
 
+from mslint.frontends import heap
 from mslint.frontends.heap import HeapKeeper
 from mslint.run.runner import GC_THRESHOLDS
 
@@ -46,9 +47,6 @@ def test_the_first_lint_freezes_and_a_quiet_spell_frees_what_died_meanwhile(keep
     gone = weakref.ref(old_tree)
     keeper.after_lint()
     assert keeper.frozen and gc.get_freeze_count() > 0
-    frozen = gc.get_freeze_count()
-    keeper.after_lint()  # only once
-    assert gc.get_freeze_count() == frozen
     del old_tree
     gc.collect()
     assert gone() is not None  # frozen: full collections skip it
@@ -59,3 +57,32 @@ def test_the_first_lint_freezes_and_a_quiet_spell_frees_what_died_meanwhile(keep
     keeper.when_idle(lock)
     assert gone() is None and keeper.collections == 1
     assert isinstance(kept, Node) and gc.get_freeze_count() > 0  # what lives is frozen again
+
+
+def test_a_later_lint_freezes_what_it_left_without_collecting(keeper):
+    keeper.after_lint()
+    first_tree = Node()  # the buffer's tree after the first lint, replaced by the next edit's
+    gone = weakref.ref(first_tree)
+    frozen = gc.get_freeze_count()
+    new_tree = Node()
+    del first_tree
+    keeper.after_lint()
+    assert gc.get_freeze_count() > frozen  # the new tree (and the dead one) frozen as they are
+    gc.collect()
+    assert gone() is not None and keeper.idle_seconds() == heap.IDLE_SECONDS
+    keeper.when_idle(threading.Lock())
+    assert gone() is None and isinstance(new_tree, Node)
+
+
+def test_a_heap_that_outgrows_its_bound_is_collected_sooner_then_at_once(keeper, monkeypatch):
+    keeper.after_lint()
+    alive = keeper.alive
+    monkeypatch.setattr(heap, "MIN_GROWTH", 1000)
+    trees = [Node() for _ in range(int(0.6 * max(1000, alive)) + 1)]  # past SOFT_GROWTH
+    gone = weakref.ref(trees[0])
+    del trees
+    keeper.after_lint()
+    assert gone() is not None and keeper.idle_seconds() == heap.QUICK_IDLE_SECONDS
+    more = [Node() for _ in range(int(2 * max(1000, alive)) + 1)]  # alive, and past HARD_GROWTH: collect now
+    keeper.after_lint()
+    assert gone() is None and keeper.idle_seconds() == heap.IDLE_SECONDS and len(more) > alive

@@ -10,10 +10,20 @@ milliseconds longer than the next.  So the server:
   only inside a run (the syntax check and the conversion of findings run outside one);
 - after its first lint, moves everything alive into the collector's permanent generation
   (`gc.freeze`), which full collections skip;
+- after every later lint, freezes what that lint left (a buffer's new tree and its analysis).
+  `gc.freeze` costs nothing, and the next edit's collections then walk only that edit's own
+  objects.  Without it, every edit of a 3,000-line buffer paid about 15 ms for a young
+  collection that walked the last edit's tree, and one edit in twenty about 300 ms for a
+  middle-generation one (measured in-process: median 219 -> 193 ms an edit, p95 226 -> 206);
 - when nothing has changed for IDLE_SECONDS, collects everything once (`gc.unfreeze`,
   `gc.collect`, `gc.freeze` again), so what was frozen and has since become garbage (a
   buffer's old tree, modules rebuilt after a change on disk) is freed, and what is new and
-  kept is frozen too.  The collection runs with the analysis lock held, never beside a lint.
+  kept is frozen too.  The collection runs with the analysis lock held, never beside a lint;
+- with a heap grown past SOFT_GROWTH since the last full collection (objects frozen since,
+  against those alive then, or MIN_GROWTH if more), waits only QUICK_IDLE_SECONDS of quiet for
+  that collection; past HARD_GROWTH, collects right after a lint.  One who types for minutes
+  without a pause gets a slower edit now and then, not an unbounded heap.  On a 3,000-line
+  buffer an edit leaves about 40,000 objects (7 MiB) behind.
 """
 from __future__ import annotations
 
@@ -21,6 +31,10 @@ import gc
 import threading
 
 IDLE_SECONDS = 5.0
+QUICK_IDLE_SECONDS = 1.0
+SOFT_GROWTH = 0.5
+HARD_GROWTH = 2.0
+MIN_GROWTH = 1_000_000
 
 
 class HeapKeeper:
@@ -30,6 +44,7 @@ class HeapKeeper:
         self.started = False  # only a server process's own policy (not a test's server object)
         self.frozen = False
         self.collections = 0  # full collections made when idle (for tests and logs)
+        self.alive = 0  # objects frozen by the last full collection (alive then)
 
     def start(self) -> None:
         from mslint.run.runner import GC_THRESHOLDS
@@ -38,9 +53,24 @@ class HeapKeeper:
         self.started = True
 
     def after_lint(self) -> None:
-        """Once: freeze what the first lint left alive (call with the analysis lock held)."""
-        if self.started and not self.frozen:
+        """Freeze what a lint left: after the first, once everything dead is collected; after a
+        later one, as it is, unless the heap outgrew its bound (see above).  Call with the
+        analysis lock held."""
+        if not self.started:
+            return
+        if self.frozen:
+            gc.freeze()
+        if not self.frozen or self.grown_past(HARD_GROWTH):
             self.collect_and_freeze()
+
+    def grown_past(self, share: float) -> bool:
+        """Whether the objects frozen since the last full collection outgrew `share` of those
+        alive then (and MIN_GROWTH times that share)."""
+        return gc.get_freeze_count() - self.alive > share * max(MIN_GROWTH, self.alive)
+
+    def idle_seconds(self) -> float:
+        """How long to wait for quiet before collecting everything."""
+        return QUICK_IDLE_SECONDS if self.grown_past(SOFT_GROWTH) else IDLE_SECONDS
 
     def when_idle(self, lock: threading.Lock) -> None:
         """Free what became garbage while frozen, and freeze what is new (skipped if a lint
@@ -58,3 +88,4 @@ class HeapKeeper:
         gc.collect()
         gc.freeze()
         self.frozen = True
+        self.alive = gc.get_freeze_count()

@@ -29,7 +29,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 from mslint import __version__
 from mslint import config as config_module
-from mslint.frontends.heap import IDLE_SECONDS, HeapKeeper
+from mslint.frontends.heap import HeapKeeper
 
 try:  # the server extra; without it main() says how to install it
     from lsprotocol import types as lsp
@@ -168,15 +168,15 @@ class MslintServer(LanguageServer):
         return diagnostics
 
     async def tend_heap(self, generation: int) -> None:
-        """After results went out: freeze the first lint's heap, and collect when it stays quiet."""
+        """After results went out: freeze what the lint left, and collect when it stays quiet."""
         if not self.heap.started:
             return
         loop = asyncio.get_running_loop()
-        if not self.heap.frozen:
-            def first() -> None:
-                with self.analysis:
-                    self.heap.after_lint()
-            await loop.run_in_executor(None, first)
+
+        def freeze() -> None:
+            with self.analysis:
+                self.heap.after_lint()
+        await loop.run_in_executor(None, freeze)
         if self.idle is not None:
             self.idle.cancel()
 
@@ -184,7 +184,7 @@ class MslintServer(LanguageServer):
             self.idle = None
             if generation == self.generation and self.running is None:
                 loop.run_in_executor(None, self.heap.when_idle, self.analysis)
-        self.idle = loop.call_later(IDLE_SECONDS, quiet)
+        self.idle = loop.call_later(self.heap.idle_seconds(), quiet)
 
     @property
     def settled(self) -> asyncio.Event:
