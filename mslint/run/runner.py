@@ -40,6 +40,7 @@ from mslint.project import fact_workers
 from mslint.run import routing
 from mslint.run import scheduling
 from mslint.run.cache import ResultCache
+from mslint.run import reused_statements
 from mslint.run.kept_projects import KeptProjects
 from mslint.findings import Finding
 from mslint.fingerprint import astroid_version
@@ -200,12 +201,16 @@ def _lean_builder_class():
             return None
 
         def _data_build(self, data, modname, path, **options):
-            # the tree the syntax check or the project's facts parsed from this text, if any;
+            # the tree the syntax check or the project's facts parsed from this text, if any,
+            # with the buffer's unchanged definitions marked for reuse (mslint.run.reused_statements);
             # `options` passes on what newer astroids add (4.4: is_stub)
-            from astroid import builder
+            from astroid import builder, rebuilder
 
             original = builder._parse_string
-            builder._parse_string = _shared_tree_parser(original)
+            last = self._store.last_trees.get(self._path) if self._path is not None else None
+            if last is not None:
+                reused_statements.install(rebuilder.TreeRebuilder)
+            builder._parse_string = _shared_tree_parser(original, last)
             try:
                 return super()._data_build(data, modname, path, **options)
             finally:
@@ -228,15 +233,17 @@ def _plain_builder(store: "_ModuleStore", path: Optional[str]):
     return AstroidBuilder(astroid.MANAGER, apply_transforms=False)
 
 
-def _shared_tree_parser(original):
-    """A stand-in for astroid's `builder._parse_string` that returns the shared tree, in the
-    shape this astroid returns: astroid 4.0.x returns (tree, parser module), later ones
-    return the tree alone (the probe parses an empty text once a build)."""
+def _shared_tree_parser(original, last: Optional[reused_statements.LastTree] = None):
+    """A stand-in for astroid's `builder._parse_string` that returns the shared tree (its
+    definitions that `last` holds unchanged marked for reuse), in the shape this astroid
+    returns: astroid 4.0.x returns (tree, parser module), later ones return the tree alone
+    (the probe parses an empty text once a build)."""
+    take = parsed.take if last is None else (lambda text: last.mark(parsed.take(text), text))
     probe = original("")
     if isinstance(probe, tuple):
         parser_module = probe[1]  # the same operator tables whatever the text
-        return lambda text, *args, **options: (parsed.take(text), parser_module)
-    return lambda text, *args, **options: parsed.take(text)  # (whatever else a new astroid passes)
+        return lambda text, *args, **options: (take(text), parser_module)
+    return lambda text, *args, **options: take(text)  # (whatever else a new astroid passes)
 
 
 class _ModuleStore:
@@ -249,6 +256,9 @@ class _ModuleStore:
         self.building: Dict[str, object] = {}
         self.overrides: Dict[str, str] = {}  # absolute path -> the text to build instead of the file's
         self.names: Dict[str, str] = {}  # absolute path -> the module name it was built as
+        # a buffer's (override's) last module and text, whose unchanged definitions its next
+        # build reuses (mslint.run.reused_statements); kept even once `modules` forgets it
+        self.last_trees: Dict[str, reused_statements.LastTree] = {}
         self._builder = None
         self._evicted = 0
 
@@ -267,6 +277,11 @@ class _ModuleStore:
         finally:
             log, module_files.HOOKS.log = module_files.HOOKS.log, outer
             self.building.pop(absolute, None)
+            last = self.last_trees.pop(absolute, None)
+        if last is not None and last.reused:
+            reused_statements.forget_node_memos()
+        if absolute in self.overrides and self._builder is not _plain_builder:
+            self.last_trees[absolute] = reused_statements.LastTree(module, source)
         cache = astroid.MANAGER.astroid_cache
         if cache.get(module.name) is module:  # project modules live here, not in astroid's cache
             del cache[module.name]
@@ -345,6 +360,8 @@ class _ModuleStore:
         forgotten module or looked up a project module that is now found elsewhere (star
         imports copy names out of other modules' trees)."""
         self.overrides = dict(overrides)
+        for path in [path for path in self.last_trees if path not in self.overrides]:
+            del self.last_trees[path]  # a closed buffer
         stale = set()
         for path, (_, _, digest) in self.modules.items():
             text = self.overrides.get(path)

@@ -1,0 +1,167 @@
+"""A buffer's next build reuses its unchanged top-level definitions
+(mslint.run.reused_statements): the findings after every edit are those of a run that builds
+the text afresh, whatever was reused."""
+from __future__ import annotations
+
+import ast
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from mslint import config as config_module
+from mslint.frontends.buffers import BufferLinter
+from mslint.run import reused_statements, runner
+
+HELPERS = """
+def to_host(x):
+    return x.asnumpy()
+"""
+
+MODEL = """
+import numpy as np
+from mindspore import nn
+from pkg.helpers import to_host
+
+USE_HOST = True
+
+
+def scale(x):
+    return x * 2
+
+
+class Block(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.relu = nn.ReLU()
+
+    def construct(self, x):
+        if USE_HOST:
+            x = np.abs(x)
+        return self.relu(scale(x))
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.block = Block()
+
+    def construct(self, x):
+        y = self.block(x)
+        return y
+"""
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    monkeypatch.setenv("MSLINT_CACHE_DIR", str(tmp_path / "cache"))
+    root = tmp_path / "proj"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pyproject.toml").write_text("[project]\nname = 'example'\n")
+    (root / "pkg" / "__init__.py").write_text("")
+    for name, text in (("helpers", HELPERS), ("model", MODEL)):
+        (root / "pkg" / f"{name}.py").write_text(textwrap.dedent(text).lstrip())
+    return root
+
+
+@pytest.fixture
+def reused(monkeypatch):
+    """How many definitions each build reused (the stand-ins the rebuilder met)."""
+    counts = []
+    mark = reused_statements.LastTree.mark
+
+    def counting(self, tree, text):
+        marked = mark(self, tree, text)
+        counts.append(self.reused)
+        return marked
+    monkeypatch.setattr(reused_statements.LastTree, "mark", counting)
+    return counts
+
+
+def afresh(texts):
+    """What a run that keeps nothing finds (the command, on the buffers as if saved)."""
+    findings = runner.lint_run(sorted(texts), config_module.PerFile(), overrides=texts).findings
+    return sorted((f.code, Path(f.path).name, f.line, f.message) for f in findings)
+
+
+def rows(by_path):
+    return sorted((f.code, Path(f.path).name, f.line, f.message) for found in by_path.values() for f in found)
+
+
+def replaced(text: str, old: str, new: str) -> str:
+    assert old in text
+    return text.replace(old, new, 1)
+
+
+def test_findings_after_each_edit_are_those_of_a_fresh_build(project, reused):
+    model = str(project / "pkg" / "model.py")
+    text = (project / "pkg" / "model.py").read_text() + "\n# unsaved\n"
+    linter = BufferLinter()
+    first = rows(linter.lint({model: text}))
+    assert [row[:3] for row in first] == [("MS102", "model.py", 19)]  # np.abs in Block.construct
+    assert first == afresh({model: text})
+
+    steps = [
+        # a module constant an unchanged class reads: its name's lookup must see the new binding
+        ("USE_HOST = True", "USE_HOST = False", []),
+        # an unchanged class calls a function that changed
+        ("    return x * 2", "    return x.asnumpy()", [("MS101", "model.py", 9)]),
+        # a line inserted in a class: what follows moves, and is built again
+        ("        y = self.block(x)\n", "        y = self.block(x)\n        y = y + 1\n", [("MS101", "model.py", 9)]),
+        # a function the unchanged class calls no longer defined by that name
+        ("def scale(x):", "def scale2(x):", []),
+        ("def scale2(x):", "def scale(x):", [("MS101", "model.py", 9)]),
+        # a function that binds a module name with `global` (never reused): the name is no constant
+        ("USE_HOST = False", "USE_HOST = False\n\n\ndef switch():\n    global USE_HOST\n    USE_HOST = True",
+         [("MS101", "model.py", 14), ("MS102", "model.py", 24)]),
+    ]
+    for old, new, expected in steps:
+        text = replaced(text, old, new)
+        found = rows(linter.lint({model: text}))
+        assert found == afresh({model: text}), (old, new)
+        assert [row[:3] for row in found] == expected, (old, new)
+    assert reused and all(count >= 1 for count in reused[:2])  # the unchanged definitions were reused
+
+
+def test_a_reused_definition_belongs_to_the_new_module_alone(project, reused):
+    model = str(project / "pkg" / "model.py")
+    text = (project / "pkg" / "model.py").read_text() + "\n# unsaved\n"
+    linter = BufferLinter()
+    linter.lint({model: text})
+    store = linter._modules.store
+    before = store.last_trees[model].module
+    block = before.locals["Block"][0]
+    linter.lint({model: replaced(text, "USE_HOST = True", "USE_HOST = False")})
+    after = store.last_trees[model].module
+    assert reused[-1] == 3 and after is not before  # scale, Block and Net
+    assert after.locals["Block"] == [block] and block.parent is after and block.root() is after
+    assert [node.lineno for node in after.locals["USE_HOST"]] == [5]
+    assert [statement.__class__.__name__ for statement in after.body] == [
+        statement.__class__.__name__ for statement in ast.parse(text).body]
+
+
+def test_a_closed_buffer_keeps_no_last_tree(project):
+    model = str(project / "pkg" / "model.py")
+    text = (project / "pkg" / "model.py").read_text() + "\n# unsaved\n"
+    linter = BufferLinter()
+    linter.lint({model: text})
+    assert model in linter._modules.store.last_trees
+    helpers = str(project / "pkg" / "helpers.py")
+    linter.lint({helpers: (project / "pkg" / "helpers.py").read_text() + "\n# unsaved\n"})  # the model closed
+    assert model not in linter._modules.store.last_trees
+
+
+@pytest.mark.parametrize("source", [
+    "@decorate\nclass A:\n    pass\n",
+    "def f(x=(y := 1)):\n    return x\n",
+    "def f():\n    x = 1; global y\n",
+    "class A:\n    def f(self):\n        global z\n",
+])
+def test_what_may_bind_other_module_names_is_never_reused(source):
+    import astroid
+
+    module = astroid.parse(source)
+    last = reused_statements.LastTree(module, source)
+    again = last.mark(ast.parse(source + "\n"), source + "\n")
+    assert last.reused == (1 if source.startswith("@") else 0)
+    assert isinstance(again.body[0], reused_statements.MslintReused) == source.startswith("@")
