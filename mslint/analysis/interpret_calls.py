@@ -233,6 +233,7 @@ class CallInterpreter:
     def _project_return(self, call, args, kwargs, state: FunctionValues) -> Optional[Value]:
         """The joined return value of a project function or `self` method at this call site."""
         if self._inline_depth >= MAX_INLINE_DEPTH:
+            self._follows += 1  # (cut without looking: counted as a call that depth decides)
             return None
         func = call.func
         target, bound, self_class = None, False, None
@@ -247,11 +248,13 @@ class CallInterpreter:
     def _return_of(self, target, args, kwargs, bound: bool, self_class) -> Optional[Value]:
         depth = self._inline_depth
         if depth >= MAX_INLINE_DEPTH:
+            self._follows += 1
             return None
         if not isinstance(target, nodes.FunctionDef) or target.is_generator():
             return None
         if self.classes.is_constexpr(target):
             return CONST  # run by Python at compile time; its result is a constant
+        self._follows += 1  # what this call returns depends on the depth it is followed at
         if bound and is_static_method(target):
             bound = False
         params = _bind_call(target, args, kwargs, bound, self.resolver)
@@ -262,6 +265,12 @@ class CallInterpreter:
         key = (depth, target, self_class, tuple(sorted((k, v.kind, v.tags) for k, v in params.items())))
         exact = (self.flavour, depth, target, self_class,
                  tuple(sorted((name, _identity(value)) for name, value in params.items())))
+        # A run that followed no call (nor had one cut) returns the same at any depth: its
+        # answer is kept under a key without the depth too (exact keys compared without it).
+        leaf_key = key[1:]
+        if key not in self._returns and leaf_key in self._leaf_returns:
+            answered_for, result = self._leaf_returns[leaf_key]
+            self._returns[key] = (answered_for and answered_for[:1] + (depth,) + answered_for[2:], result)
         if key in self._returns:
             answered_for, result = self._returns[key]
             if answered_for != exact or answered_for is None:
@@ -271,7 +280,7 @@ class CallInterpreter:
         if shared is not None:
             self._returns[key] = (exact, shared)
             return shared
-        before = self.impure
+        before, follows = self.impure, self._follows
         self._inline_depth += 1
         try:
             inner = self.run(target, params, self_class)
@@ -283,6 +292,8 @@ class CallInterpreter:
             self._returns[key] = (exact, result)
         else:
             self._returns[key] = (None, result)
+        if self._follows == follows:
+            self._leaf_returns[leaf_key] = self._returns[key]
         return result
 
     def _method_call(self, name: str, receiver: Value, node, args, kwargs, arg_kind: Kind,

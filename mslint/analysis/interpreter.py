@@ -33,6 +33,8 @@ class Interpreter(StatementInterpreter, ExpressionInterpreter, CallInterpreter):
         self._global_names: Dict[int, FrozenSet[str]] = {}  # per module, the names some `global` declares
         self._returns: Dict[tuple, Tuple[Optional[tuple], Value]] = {}  # key -> (exact key if pure, value)
         self._inline_depth = 0
+        self._follows = 0  # calls followed or cut (their answer depends on the depth): see _return_of
+        self._leaf_returns: Dict[tuple, Tuple[Optional[tuple], Value]] = {}  # key without depth -> as _returns
         self._raising_calls: Dict[tuple, bool] = {}  # (call, which arguments are constants) -> raises
         self.flavour = flavour  # the configuration the results depend on (part of a shared key)
         # How many times a result read something that depends on what ran before (a class-facts
