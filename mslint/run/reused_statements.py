@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 if TYPE_CHECKING:  # (astroid is imported when a tree is built, not with the runner)
     from astroid import nodes
 
-_MAY_BIND_ELSEWHERE = re.compile(r"(?:^|;)[ \t]*global\b|:=", re.MULTILINE)
+_GLOBAL_STATEMENT = re.compile(r"(?:^|;)[ \t]*global\b", re.MULTILINE)
 _AST_DEFINITIONS = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
 Key = Tuple[int, int, str]  # first line (of the first decorator), last line, the text of those lines
 
@@ -65,7 +65,7 @@ def _lines(text: str) -> List[str]:
 
 def _key(lines: List[str], first: int, last: int) -> Optional[Key]:
     text = "\n".join(lines[first - 1:last])
-    if _MAY_BIND_ELSEWHERE.search(text):
+    if ":=" in text or "global" in text and _GLOBAL_STATEMENT.search(text):  # (the search only when it may match)
         return None
     return first, last, text
 
