@@ -165,3 +165,32 @@ def test_what_may_bind_other_module_names_is_never_reused(source):
     again = last.mark(ast.parse(source + "\n"), source + "\n")
     assert last.reused == (1 if source.startswith("@") else 0)
     assert isinstance(again.body[0], reused_statements.MslintReused) == source.startswith("@")
+
+
+def test_facts_about_a_reused_statement_are_kept_on_it_and_only_in_buffers(project):
+    from mslint.analysis import module_memo
+
+    model = str(project / "pkg" / "model.py")
+    text = (project / "pkg" / "model.py").read_text() + "\n# unsaved\n"
+    linter = BufferLinter()
+    linter.lint({model: text})
+    store = linter._modules.store
+    first = store.last_trees[model].module
+    block, net = first.locals["Block"][0], first.locals["Net"][0]
+    kept = dict(block.__dict__[module_memo._ATTRIBUTE])
+    assert {"spelled", "preorder"} <= set(kept)  # the module's walk and its search for names
+    assert any(name.startswith("body construct") for name in kept)  # Block.construct's listed body
+    linter.lint({model: replaced(text, "        y = self.block(x)\n", "        y = self.block(x)\n        y = y + 1\n")})
+    after = store.last_trees[model].module
+    assert after.locals["Block"] == [block] and after.locals["Net"] != [net]
+    assert all(block.__dict__[module_memo._ATTRIBUTE][name] is value for name, value in kept.items())
+    # a module built for a command run keeps nothing on its statements, analysed or not
+    from astroid import nodes
+    from mslint.analysis.context import ModuleContext
+    from mslint.config import Config
+
+    command_tree = runner._ModuleStore(record=False).build(model, text)
+    context = ModuleContext(command_tree, model, Config(root=str(project)))
+    assert [call.lineno for call, _ in context.graph_nodes(nodes.Call) if call.lineno == 19] == [19]  # np.abs
+    assert module_memo.BUFFER not in command_tree.__dict__
+    assert all(module_memo._ATTRIBUTE not in statement.__dict__ for statement in command_tree.body)

@@ -13,7 +13,7 @@ from astroid import nodes
 
 from mslint import parsed
 from mslint.project import module_files
-from mslint.analysis.module_memo import memo
+from mslint.analysis.module_memo import memo, statement_memo
 
 
 def mentions(module: nodes.Module, name: str) -> List[nodes.NodeNG]:
@@ -27,8 +27,19 @@ def mentions(module: nodes.Module, name: str) -> List[nodes.NodeNG]:
 def _spelled(module: nodes.Module) -> Dict[str, List[nodes.NodeNG]]:
     found: Dict[str, List[nodes.NodeNG]] = {}
     for statement in list.__iter__(module.body):  # (what each asker read is recorded by `mentions`)
-        for node in statement.nodes_of_class((nodes.Name, nodes.Attribute)):
-            found.setdefault(node.name if isinstance(node, nodes.Name) else node.attrname, []).append(node)
+        for name, spelled in statement_memo(statement, "spelled", lambda: _spelled_in(statement)).items():
+            known = found.get(name)
+            if known is None:
+                found[name] = list(spelled)
+            else:
+                known.extend(spelled)
+    return found
+
+
+def _spelled_in(statement: nodes.NodeNG) -> Dict[str, List[nodes.NodeNG]]:
+    found: Dict[str, List[nodes.NodeNG]] = {}
+    for node in statement.nodes_of_class((nodes.Name, nodes.Attribute)):
+        found.setdefault(node.name if isinstance(node, nodes.Name) else node.attrname, []).append(node)
     return found
 
 

@@ -14,6 +14,7 @@ from typing import Callable, TypeVar
 
 Value = TypeVar("Value")
 _ATTRIBUTE = "_mslint_memo"
+BUFFER = "_mslint_buffer"  # set on a buffer's module by the module store (mslint.run.runner)
 
 
 def memo(module, name: str, compute: Callable[[], Value]) -> Value:
@@ -24,3 +25,12 @@ def memo(module, name: str, compute: Callable[[], Value]) -> Value:
     if name not in store:
         store[name] = compute()
     return store[name]
+
+
+def statement_memo(statement, name: str, compute: Callable[[], Value]) -> Value:
+    """`compute()` (which may read only the statement's own nodes), kept on the statement when
+    it is a top-level statement of a buffer's module, else computed."""
+    parent = statement.parent
+    if parent is None or not parent.__dict__.get(BUFFER):
+        return compute()
+    return memo(statement, name, compute)

@@ -19,6 +19,7 @@ from astroid import nodes
 
 from mslint.analysis import caller_values, cell_uses, lattice, parent_cells, stored_callables
 from mslint.analysis.interpreter import Interpreter
+from mslint.analysis.module_memo import statement_memo
 from mslint.project import mindspore_names as msn
 from mslint.project.classes import ClassIndex, call_arguments, is_static_method, keyword_value
 from mslint.project.index import project_for
@@ -136,10 +137,12 @@ class NodeIndex:
             self._walk_everything()
 
     def _walk_everything(self) -> None:
-        try:
-            walked = _preorder(self._root)
-        except RecursionError:  # a pathologically deep expression: walk it without recursion
-            walked = _preorder_iterative(self._root)
+        if isinstance(self._root, nodes.Module):  # statement by statement (a buffer's kept ones: see module_memo)
+            walked = [self._root]
+            for statement in list.__iter__(self._root.body):
+                walked += statement_memo(statement, "preorder", lambda: _preorder_safely(statement))
+        else:
+            walked = _preorder_safely(self._root)
         self._covered = _TREE_NODE_CLASSES
         self._asked = {}
         self._order = walked
@@ -167,6 +170,13 @@ _TREE_NODE_CLASSES = frozenset(kind for kind in nodes.ALL_NODE_CLASSES if isinst
 def node_classes_of(classes: Tuple[type, ...]) -> FrozenSet[type]:
     """The tree node classes that `isinstance(node, classes)` accepts."""
     return frozenset(kind for kind in _TREE_NODE_CLASSES if issubclass(kind, classes))
+
+
+def _preorder_safely(root: nodes.NodeNG) -> List[nodes.NodeNG]:
+    try:
+        return _preorder(root)
+    except RecursionError:  # a pathologically deep expression: walk it without recursion
+        return _preorder_iterative(root)
 
 
 def _preorder(root: nodes.NodeNG) -> List[nodes.NodeNG]:
@@ -316,7 +326,7 @@ class GraphScope:
                 if not compiled.has_nested_defs():
                     self._bodies[key] = compiled
                     return compiled
-            found = self._bodies[key] = FunctionBody(function, nested_defs)
+            found = self._bodies[key] = _function_body(function, nested_defs)
         return found
 
     # -- roots -------------------------------------------------------------------------
@@ -856,6 +866,19 @@ class FunctionBody:
         if self._calls is None:
             self._calls = [node for node in self.nodes if isinstance(node, nodes.Call)]
         return self._calls
+
+
+def _function_body(function, nested_defs: bool) -> "FunctionBody":
+    """A function's FunctionBody; kept on it when it is a top-level function or a method of a
+    top-level class of a buffer (module_memo.statement_memo: its next build may reuse it)."""
+    owner = function.parent
+    if isinstance(owner, nodes.ClassDef) and isinstance(function, nodes.FunctionDef):
+        holder, name = owner, f"body {function.name} {function.lineno} {function.col_offset} {nested_defs}"
+    else:
+        holder, name = function, f"body {nested_defs}"
+    if holder.parent is None or not isinstance(holder.parent, nodes.Module):
+        return FunctionBody(function, nested_defs)
+    return statement_memo(holder, name, lambda: FunctionBody(function, nested_defs))
 
 
 def _bind_arguments(call: nodes.Call, target, values: lattice.FunctionValues, bound: bool) -> Dict[str, lattice.Value]:

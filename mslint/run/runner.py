@@ -40,6 +40,7 @@ from mslint.project import fact_workers
 from mslint.run import routing
 from mslint.run import scheduling
 from mslint.run.cache import ResultCache
+from mslint.analysis import module_memo
 from mslint.run import reused_statements
 from mslint.run.kept_projects import KeptProjects
 from mslint.findings import Finding
@@ -282,6 +283,7 @@ class _ModuleStore:
             reused_statements.forget_node_memos()
         if absolute in self.overrides and self._builder is not _plain_builder:
             self.last_trees[absolute] = reused_statements.LastTree(module, source)
+            module.__dict__[module_memo.BUFFER] = True  # facts kept on its statements (module_memo)
         cache = astroid.MANAGER.astroid_cache
         if cache.get(module.name) is module:  # project modules live here, not in astroid's cache
             del cache[module.name]
