@@ -179,7 +179,8 @@ def test_facts_about_a_reused_statement_are_kept_on_it_and_only_in_buffers(proje
     block, net = first.locals["Block"][0], first.locals["Net"][0]
     kept = dict(block.__dict__[module_memo._ATTRIBUTE])
     assert {"spelled", "preorder"} <= set(kept)  # the module's walk and its search for names
-    assert any(name.startswith("body construct") for name in kept)  # Block.construct's listed body
+    construct = block.locals["construct"][0]
+    assert ("body False", construct) in kept and "lookups" in kept  # Block.construct's body, its names' lookups
     linter.lint({model: replaced(text, "        y = self.block(x)\n", "        y = self.block(x)\n        y = y + 1\n")})
     after = store.last_trees[model].module
     assert after.locals["Block"] == [block] and after.locals["Net"] != [net]
@@ -194,3 +195,15 @@ def test_facts_about_a_reused_statement_are_kept_on_it_and_only_in_buffers(proje
     assert [call.lineno for call, _ in context.graph_nodes(nodes.Call) if call.lineno == 19] == [19]  # np.abs
     assert module_memo.BUFFER not in command_tree.__dict__
     assert all(module_memo._ATTRIBUTE not in statement.__dict__ for statement in command_tree.body)
+
+
+def test_a_reused_class_sees_a_module_name_it_reads_rebound(project):
+    model = project / "pkg" / "aliased.py"
+    text = ("import numpy as np\nfrom mindspore import nn\n\nBase = nn.Cell\n\n\n"
+            "class Block(Base):\n    def construct(self, x):\n        return np.abs(x)\n")
+    model.write_text(text)
+    text += "# unsaved\n"
+    linter = BufferLinter()
+    assert [row[:3] for row in rows(linter.lint({str(model): text}))] == [("MS102", "aliased.py", 9)]
+    text = replaced(text, "Base = nn.Cell", "Base = object")  # Block is reused, and no Cell now
+    assert rows(linter.lint({str(model): text})) == afresh({str(model): text}) == []

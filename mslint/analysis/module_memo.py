@@ -17,7 +17,7 @@ _ATTRIBUTE = "_mslint_memo"
 BUFFER = "_mslint_buffer"  # set on a buffer's module by the module store (mslint.run.runner)
 
 
-def memo(module, name: str, compute: Callable[[], Value]) -> Value:
+def memo(module, name, compute: Callable[[], Value]) -> Value:
     """`compute()` for this module, once: kept on the module under `name`."""
     store = module.__dict__.get(_ATTRIBUTE)
     if store is None:
@@ -27,10 +27,32 @@ def memo(module, name: str, compute: Callable[[], Value]) -> Value:
     return store[name]
 
 
-def statement_memo(statement, name: str, compute: Callable[[], Value]) -> Value:
+def statement_memo(statement, name, compute: Callable[[], Value]) -> Value:
     """`compute()` (which may read only the statement's own nodes), kept on the statement when
     it is a top-level statement of a buffer's module, else computed."""
     parent = statement.parent
     if parent is None or not parent.__dict__.get(BUFFER):
         return compute()
     return memo(statement, name, compute)
+
+
+def top_statement(node):
+    """The top-level statement that holds `node` (the node itself if it is one); None for a
+    module or a node outside a module."""
+    while node.parent is not None and not isinstance(node.parent, _module_class()):
+        node = node.parent
+    return node if node.parent is not None else None
+
+
+def subtree_memo(node, name: str, compute: Callable[[], Value]) -> Value:
+    """statement_memo for a fact about `node`'s own subtree, kept on its top-level statement."""
+    statement = top_statement(node)
+    if statement is None:
+        return compute()
+    return statement_memo(statement, (name, node), compute)
+
+
+def _module_class():
+    from astroid import nodes  # (imported when a tree exists, not with this module)
+
+    return nodes.Module

@@ -19,11 +19,11 @@ from astroid import nodes
 
 from mslint.analysis import caller_values, cell_uses, lattice, parent_cells, stored_callables
 from mslint.analysis.interpreter import Interpreter
-from mslint.analysis.module_memo import statement_memo
+from mslint.analysis.module_memo import statement_memo, subtree_memo
 from mslint.project import mindspore_names as msn
 from mslint.project.classes import ClassIndex, call_arguments, is_static_method, keyword_value
 from mslint.project.index import project_for
-from mslint.project.resolve import Resolver, assigned_values
+from mslint.project.resolve import Resolver, assigned_values, inner_lookup
 
 MAX_GRAPH_FUNCTIONS = 5000  # a bound on the closure, so a huge call graph cannot hang the run
 MAX_EVALUATIONS = 3  # re-evaluations of one function when a new call site widens its parameters
@@ -757,7 +757,7 @@ def local_bindings(node, function) -> List[nodes.NodeNG]:
     if not isinstance(node, nodes.Name):
         return []
     try:
-        scope, assigns = node.lookup(node.name)
+        scope, assigns = inner_lookup(node, node.name)
     except Exception:  # astroid lookup failure: not known to be local
         return []
     return list(assigns) if scope is function else []
@@ -869,16 +869,9 @@ class FunctionBody:
 
 
 def _function_body(function, nested_defs: bool) -> "FunctionBody":
-    """A function's FunctionBody; kept on it when it is a top-level function or a method of a
-    top-level class of a buffer (module_memo.statement_memo: its next build may reuse it)."""
-    owner = function.parent
-    if isinstance(owner, nodes.ClassDef) and isinstance(function, nodes.FunctionDef):
-        holder, name = owner, f"body {function.name} {function.lineno} {function.col_offset} {nested_defs}"
-    else:
-        holder, name = function, f"body {nested_defs}"
-    if holder.parent is None or not isinstance(holder.parent, nodes.Module):
-        return FunctionBody(function, nested_defs)
-    return statement_memo(holder, name, lambda: FunctionBody(function, nested_defs))
+    """A function's FunctionBody, kept on its top-level statement in a buffer (see
+    module_memo: the next build may reuse the statement)."""
+    return subtree_memo(function, f"body {nested_defs}", lambda: FunctionBody(function, nested_defs))
 
 
 def _bind_arguments(call: nodes.Call, target, values: lattice.FunctionValues, bound: bool) -> Dict[str, lattice.Value]:

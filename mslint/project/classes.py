@@ -5,6 +5,7 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from astroid import nodes
 
+from mslint.analysis.module_memo import subtree_memo
 from mslint.project import mindspore_names as msn
 from mslint.project.resolve import PROJECT, UNKNOWN, Resolver, absolute_import_name
 
@@ -56,7 +57,8 @@ class ClassIndex:
         what a class stores on self, attribute by attribute)."""
         found = self._attribute_stores.get(node)
         if found is None:
-            found = self._attribute_stores[node] = list(node.nodes_of_class(nodes.AssignAttr))
+            found = self._attribute_stores[node] = subtree_memo(
+                node, "attribute stores", lambda: list(node.nodes_of_class(nodes.AssignAttr)))
         return found
 
     def is_cell(self, cls: nodes.ClassDef) -> bool:

@@ -12,6 +12,7 @@ from typing import Dict, List, Optional, Tuple
 import astroid
 from astroid import nodes
 
+from mslint.analysis.module_memo import BUFFER, memo, top_statement
 from mslint.project.module_files import (  # noqa: F401 - part of this module's interface
     BUILTIN, HOOKS, MINDSPORE, PROJECT, STDLIB, THIRD_PARTY, UNKNOWN, ReadLog, _ancestor, _find_project_file,
     _search_bases, clear_file_caches, find_project_file, kind_of_top_level, module_name_for_file,
@@ -92,7 +93,7 @@ class Resolver:
         scope = node.scope()
         if (not isinstance(scope, (nodes.FunctionDef, nodes.Lambda)) or name in scope.locals
                 or _is_default(node, scope) or node.statement() is scope):
-            return node.lookup(name)  # a local name, or a default, decorator or annotation
+            return inner_lookup(node, name)  # a local name, or a default, decorator or annotation
         key = (scope, name)
         found = self._outer_lookups.get(key)
         if found is None:
@@ -329,6 +330,23 @@ def _module_wide_key(function, name: str) -> Optional[tuple]:
         if isinstance(binding, nodes.AssignName) and binding.parent is not statement:
             return None  # `a, b = ...` or `x: int = ...` nested targets: keep astroid's answer
     return (scope, name)
+
+
+def inner_lookup(node, name: str) -> tuple:
+    """`node.lookup(name)`.  In a buffer (mslint.analysis.module_memo), an answer found inside
+    the node's top-level statement (a local of its function, class or comprehension) is kept on
+    that statement: it depends on nothing else, and the next build may reuse the statement."""
+    statement = top_statement(node)
+    if statement is None or not statement.parent.__dict__.get(BUFFER):
+        return node.lookup(name)
+    answers = memo(statement, "lookups", dict)
+    key = (node, name)
+    found = answers.get(key)
+    if found is None:
+        found = node.lookup(name)
+        if not isinstance(found[0], nodes.Module):  # (the module's bindings may change under it)
+            answers[key] = found
+    return found
 
 
 def _is_default(node, function) -> bool:
