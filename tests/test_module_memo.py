@@ -1,10 +1,10 @@
-"""Facts kept per module object go with the module (mslint.analysis.module_memo)."""
+"""Facts kept per module object go with the module (mslint.project.module_memo)."""
 import weakref
 
 import astroid
 
 from mslint.analysis import mentions, parent_cells
-from mslint.analysis.module_memo import memo
+from mslint.project.module_memo import memo
 
 SOURCE = '''
 class Head(Cell):

@@ -168,7 +168,7 @@ def test_what_may_bind_other_module_names_is_never_reused(source):
 
 
 def test_facts_about_a_reused_statement_are_kept_on_it_and_only_in_buffers(project):
-    from mslint.analysis import module_memo
+    from mslint.project import module_memo
 
     model = str(project / "pkg" / "model.py")
     text = (project / "pkg" / "model.py").read_text() + "\n# unsaved\n"

@@ -13,7 +13,7 @@ from astroid import nodes
 
 from mslint import parsed
 from mslint.project import module_files
-from mslint.analysis.module_memo import memo, statement_memo
+from mslint.project.module_memo import memo, statement_memo
 
 
 def mentions(module: nodes.Module, name: str) -> List[nodes.NodeNG]:

@@ -20,7 +20,7 @@ from typing import Callable, FrozenSet, Iterator, List, Tuple
 
 from astroid import nodes
 
-from mslint.analysis.module_memo import memo
+from mslint.project.module_memo import memo
 from mslint.project import index as project
 from mslint.project.classes import ClassIndex
 from mslint.project.resolve import Resolver

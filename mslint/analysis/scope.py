@@ -19,7 +19,7 @@ from astroid import nodes
 
 from mslint.analysis import caller_values, cell_uses, lattice, parent_cells, stored_callables
 from mslint.analysis.interpreter import Interpreter
-from mslint.analysis.module_memo import statement_memo, subtree_memo
+from mslint.project.module_memo import statement_memo, subtree_memo
 from mslint.project import mindspore_names as msn
 from mslint.project.classes import ClassIndex, call_arguments, is_static_method, keyword_value
 from mslint.project.index import project_for
@@ -139,7 +139,7 @@ class NodeIndex:
     def _walk_everything(self) -> None:
         if isinstance(self._root, nodes.Module):  # statement by statement (a buffer's kept ones: see module_memo)
             walked = [self._root]
-            for statement in list.__iter__(self._root.body):
+            for statement in self._root.body:  # (a project module's body records that its whole is read)
                 walked += statement_memo(statement, "preorder", lambda: _preorder_safely(statement))
         else:
             walked = _preorder_safely(self._root)

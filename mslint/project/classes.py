@@ -5,7 +5,7 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from astroid import nodes
 
-from mslint.analysis.module_memo import subtree_memo
+from mslint.project.module_memo import subtree_memo
 from mslint.project import mindspore_names as msn
 from mslint.project.resolve import PROJECT, UNKNOWN, Resolver, absolute_import_name
 

@@ -16,7 +16,7 @@ Built as usual instead:
 
 Astroid memoizes `lookup` (and a metaclass search) per node: a reused node's memo may hold the
 last module's bindings, so these memos are cleared after a build that reused anything.  mslint
-keeps its own per-module facts on the module object (mslint.analysis.module_memo), which is new.
+keeps its own per-module facts on the module object (mslint.project.module_memo), which is new.
 The last tree must not be used afterwards: its definitions now belong to the new one.
 """
 from __future__ import annotations
@@ -83,7 +83,7 @@ class LastTree:
 
         lines = _lines(self.text)
         found = {}
-        for node in self.module.body:
+        for node in list.__iter__(self.module.body):  # (not an analysis's read: see module_files.RecordingBody)
             if isinstance(node, (nodes.ClassDef, nodes.FunctionDef)) and node.end_lineno is not None:
                 first = node.decorators.nodes[0].lineno if node.decorators and node.decorators.nodes else node.lineno
                 key = _key(lines, first, node.end_lineno)

@@ -40,7 +40,7 @@ from mslint.project import fact_workers
 from mslint.run import routing
 from mslint.run import scheduling
 from mslint.run.cache import ResultCache
-from mslint.analysis import module_memo
+from mslint.project import module_memo
 from mslint.run import reused_statements
 from mslint.run.kept_projects import KeptProjects
 from mslint.findings import Finding
