@@ -134,6 +134,7 @@ def test_a_reused_definition_belongs_to_the_new_module_alone(project, reused):
     linter.lint({model: replaced(text, "USE_HOST = True", "USE_HOST = False")})
     after = store.last_trees[model].module
     assert reused[-1] == 3 and after is not before  # scale, Block and Net
+    assert not store.modules[model][1].whole  # finding what to reuse is no read of the whole file (importers)
     assert after.locals["Block"] == [block] and block.parent is after and block.root() is after
     assert [node.lineno for node in after.locals["USE_HOST"]] == [5]
     assert [statement.__class__.__name__ for statement in after.body] == [
