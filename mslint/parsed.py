@@ -20,7 +20,9 @@ import re
 import threading
 import tokenize
 from collections import OrderedDict
-from typing import Union
+from typing import Optional, Union
+
+from mslint import reparse
 
 KEPT = 4  # texts whose trees are kept: the buffers being edited
 _TREES: "OrderedDict[str, ast.Module]" = OrderedDict()
@@ -28,10 +30,11 @@ _LOCK = threading.Lock()  # the server lints in a worker thread, and computes fi
 _TYPE_COMMENT = re.compile(r"#\s+type:")
 
 
-def tree(source: Union[str, bytes], keep: bool = False) -> ast.Module:
+def tree(source: Union[str, bytes], keep: bool = False, path: Optional[str] = None) -> ast.Module:
     """The text's tree: the kept one if there is one, else parsed (and kept with `keep`:
     the syntax check keeps the tree of the text about to be built; a reader of many files,
-    whose trees nobody reads again, does not).  Raises what `ast.parse` raises (SyntaxError,
+    whose trees nobody reads again, does not).  With `path`, an edited buffer's text may be
+    parsed from the unchanged statements of its last parse (mslint.reparse).  Raises what `ast.parse` raises (SyntaxError,
     ValueError, MemoryError, RecursionError).  Bytes are decoded as Python decodes a source
     file (which may raise UnicodeDecodeError, or SyntaxError for an unknown coding)."""
     text = decode(source) if isinstance(source, bytes) else source
@@ -40,7 +43,9 @@ def tree(source: Union[str, bytes], keep: bool = False) -> ast.Module:
         if found is not None:
             _TREES.move_to_end(text)
             return found
-    found = parse(text)
+    found = reparse.assemble(path, text) if path is not None else None  # (an edited buffer: see mslint.reparse)
+    if found is None:
+        found = parse(text)
     if keep:
         keep_tree(text, found)
     return found

@@ -19,6 +19,7 @@ import threading
 from typing import Callable, Dict, List, Optional, Tuple
 
 from mslint import config as config_module
+from mslint import reparse
 from mslint.findings import Finding
 
 log = logging.getLogger("mslint.frontends.buffers")
@@ -55,6 +56,7 @@ class BufferLinter:
         """The buffer was closed."""
         self.last_good.pop(path, None)
         self._parsed.pop(path, None)
+        reparse.forget(os.path.abspath(path))  # (its statements kept for the next parse)
 
     def syntax_problem(self, path: str, text: str) -> Optional[Finding]:
         from mslint.run import runner

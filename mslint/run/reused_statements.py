@@ -25,6 +25,8 @@ import ast
 import re
 from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
+from mslint import reparse
+
 if TYPE_CHECKING:  # (astroid is imported when a tree is built, not with the runner)
     from astroid import nodes
 
@@ -57,10 +59,7 @@ def install(rebuilder_class) -> None:
         rebuilder_class.visit_mslintreused = _visit_mslintreused
 
 
-def _lines(text: str) -> List[str]:
-    """The text's lines as Python's parser counts them (form feeds and Unicode separators
-    do not end a line there, unlike in str.splitlines)."""
-    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+_lines = reparse.source_lines
 
 
 def _key(lines: List[str], first: int, last: int) -> Optional[Key]:

@@ -34,6 +34,7 @@ from mslint.run import budget
 from mslint.run import cache as cache_module
 from mslint import config as config_module
 from mslint import parsed
+from mslint import reparse
 from mslint.project import index as project
 from mslint.project import module_files
 from mslint.project import fact_workers
@@ -211,7 +212,8 @@ def _lean_builder_class():
             last = self._store.last_trees.get(self._path) if self._path is not None else None
             if last is not None:
                 reused_statements.install(rebuilder.TreeRebuilder)
-            builder._parse_string = _shared_tree_parser(original, last)
+            buffer = self._path is not None and self._path in self._store.overrides
+            builder._parse_string = _shared_tree_parser(original, _buffer_take(self._path, last) if buffer else parsed.take)
             try:
                 return super()._data_build(data, modname, path, **options)
             finally:
@@ -234,12 +236,27 @@ def _plain_builder(store: "_ModuleStore", path: Optional[str]):
     return AstroidBuilder(astroid.MANAGER, apply_transforms=False)
 
 
-def _shared_tree_parser(original, last: Optional[reused_statements.LastTree] = None):
-    """A stand-in for astroid's `builder._parse_string` that returns the shared tree (its
-    definitions that `last` holds unchanged marked for reuse), in the shape this astroid
-    returns: astroid 4.0.x returns (tree, parser module), later ones return the tree alone
-    (the probe parses an empty text once a build)."""
-    take = parsed.take if last is None else (lambda text: last.mark(parsed.take(text), text))
+def _buffer_take(path: str, last: Optional[reused_statements.LastTree]) -> Callable[[str], object]:
+    """parsed.take for a buffer's build: its unchanged definitions marked for reuse (`last`),
+    and the statements the builder will not change kept for its next parse (mslint.reparse)."""
+    def take(text: str):
+        tree = parsed.take(text)
+        every = list(tree.body)
+        if last is not None:
+            tree = last.mark(tree, text)
+        lines = reparse.source_lines(text)
+        reparse.remember(path, text, [statement for statement, now in zip(every, tree.body)
+                                      if now is not statement or not reparse.may_change(statement, lines)],
+                         every, tree.type_ignores)
+        return tree
+    return take
+
+
+def _shared_tree_parser(original, take: Callable[[str], object] = parsed.take):
+    """A stand-in for astroid's `builder._parse_string` that returns the shared tree (as
+    `take` hands it over), in the shape this astroid returns: astroid 4.0.x returns (tree,
+    parser module), later ones return the tree alone (the probe parses an empty text once a
+    build)."""
     probe = original("")
     if isinstance(probe, tuple):
         parser_module = probe[1]  # the same operator tables whatever the text
@@ -586,7 +603,7 @@ def _check_syntax(source: str, path: str) -> None:
 
     modname = module_name_for_file(path)
     try:
-        parsed.tree(source, keep=True)
+        parsed.tree(source, keep=True, path=os.path.abspath(path))
     except (TypeError, ValueError, SyntaxError, MemoryError) as exc:
         raise astroid.AstroidSyntaxError("Parsing Python code failed:\n{error}", source=source, modname=modname,
                                          path=path, error=exc) from exc
