@@ -19,8 +19,9 @@ Otherwise, and on any error, the whole text is parsed (which then reports the er
 Only statements no reader changed are kept: astroid's builder moves a docstring out of a
 definition's body, so a definition is kept only when the builder reused its last node instead
 of building it (mslint.run.reused_statements), and any other statement only when its text
-spells no `def` or `class` (its tree has no docstring to move).  Statements that share a line
-(`a = 1; b = 2`) are never kept.
+spells no `def` or `class` (its tree has no docstring to move).  A kept definition that the
+builder is to build after all (its last tree was dropped) is copied first: another text's
+tree may hold it.  Statements that share a line (`a = 1; b = 2`) are never kept.
 """
 from __future__ import annotations
 
@@ -81,6 +82,13 @@ def remember(path: str, text: str, statements: Iterable[ast.stmt], every: List[a
         _LAST.move_to_end(path)
         while len(_LAST) > KEPT:
             _LAST.popitem(last=False)
+
+
+def kept_here(path: str) -> set:
+    """The ids of the statements kept for `path` (they may stand in several texts' trees)."""
+    with _LOCK:
+        kept = _LAST.get(path)
+    return set() if kept is None else {id(statement) for statement in kept.statements.values()}
 
 
 def forget(path: str) -> None:

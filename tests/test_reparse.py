@@ -163,3 +163,23 @@ def test_a_command_run_keeps_nothing(tmp_path, monkeypatch):
     model.write_text("from mindspore import nn\n\n\nclass Net(nn.Cell):\n    def construct(self, x):\n        return x\n")
     runner.lint_run([str(model)], config_module.PerFile())
     assert str(Path(model)) not in reparse._LAST
+
+
+def test_a_kept_definition_the_builder_builds_after_all_is_copied_first(tmp_path, monkeypatch):
+    monkeypatch.setenv("MSLINT_CACHE_DIR", str(tmp_path / "cache"))
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'example'\n")
+    model = tmp_path / "model.py"
+    source = ("from mindspore import nn\n\n\nclass Net(nn.Cell):\n    \"\"\"A net.\"\"\"\n\n"
+              "    def construct(self, x):\n        return x\n\n\nLIMIT = 1\n")
+    model.write_text(source)
+    path = str(model)
+    linter = BufferLinter()
+    linter.lint({path: source + "# 1\n"})
+    linter.lint({path: replaced(source, "LIMIT = 1", "LIMIT = 2") + "# 1\n"})  # Net reused: kept
+    net = next(statement for statement in reparse._LAST[path].statements.values()
+               if isinstance(statement, ast.ClassDef))
+    linter._modules.store.last_trees.clear()  # (as when the buffer was saved: no last tree to reuse)
+    text = replaced(source, "LIMIT = 1", "LIMIT = 3") + "# 1\n"
+    assert linter.lint({path: text}) is not None
+    assert ast.get_docstring(net) == "A net."  # the builder built a copy, not the kept statement
+    assert dump(net) == dump(parsed.parse(text).body[1])

@@ -19,7 +19,9 @@ Speed (docs/performance.md has the measurements):
 """
 from __future__ import annotations
 
+import ast
 import contextlib
+import copy
 import gc
 import logging
 import math
@@ -244,6 +246,10 @@ def _buffer_take(path: str, last: Optional[reused_statements.LastTree]) -> Calla
         every = list(tree.body)
         if last is not None:
             tree = last.mark(tree, text)
+        shared = reparse.kept_here(path)
+        for index, statement in enumerate(tree.body):  # (a kept one the builder would change: a copy)
+            if id(statement) in shared and isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                tree.body[index] = copy.deepcopy(statement)
         lines = reparse.source_lines(text)
         reparse.remember(path, text, [statement for statement, now in zip(every, tree.body)
                                       if now is not statement or not reparse.may_change(statement, lines)],
@@ -893,7 +899,7 @@ def lint_sources(sources: Sequence[Tuple[str, str]], config: Configs) -> List[Fi
             try:
                 _STORE.get(path, text)
             except Exception:  # noqa: BLE001 - unparsable: its own analysis reports it
-                pass
+                tree.body[index] = copy.deepcopy(statement)
         analysed = _lint_many(pending)
     raw = [finding for result in analysed for finding in result.findings]
     findings, _ = report(raw, {os.path.abspath(path): path for path, _ in sources}, dict(sources), config_for)
