@@ -899,7 +899,7 @@ def lint_sources(sources: Sequence[Tuple[str, str]], config: Configs) -> List[Fi
             try:
                 _STORE.get(path, text)
             except Exception:  # noqa: BLE001 - unparsable: its own analysis reports it
-                tree.body[index] = copy.deepcopy(statement)
+                pass
         analysed = _lint_many(pending)
     raw = [finding for result in analysed for finding in result.findings]
     findings, _ = report(raw, {os.path.abspath(path): path for path, _ in sources}, dict(sources), config_for)
