@@ -38,21 +38,23 @@ def statement_memo(statement, name, compute: Callable[[], Value]) -> Value:
 
 def top_statement(node):
     """The top-level statement that holds `node` (the node itself if it is one); None for a
-    module or a node outside a module."""
-    while node.parent is not None and not isinstance(node.parent, _module_class()):
+    module.  (A top-level statement is the node whose parent has no parent: no isinstance
+    check on the way up, which runs for every local lookup.)"""
+    while node.parent is not None and node.parent.parent is not None:
         node = node.parent
     return node if node.parent is not None else None
 
 
+def buffer_statement(node):
+    """The top-level statement of a buffer's module that holds `node`, on which facts about
+    its own nodes may be kept; None when `node` is not in a buffer."""
+    statement = top_statement(node)
+    return statement if statement is not None and statement.parent.__dict__.get(BUFFER) else None
+
+
 def subtree_memo(node, name: str, compute: Callable[[], Value]) -> Value:
     """statement_memo for a fact about `node`'s own subtree, kept on its top-level statement."""
-    statement = top_statement(node)
+    statement = buffer_statement(node)
     if statement is None:
         return compute()
-    return statement_memo(statement, (name, node), compute)
-
-
-def _module_class():
-    from astroid import nodes  # (imported when a tree exists, not with this module)
-
-    return nodes.Module
+    return memo(statement, (name, node), compute)

@@ -12,7 +12,7 @@ from typing import Dict, List, Optional, Tuple
 import astroid
 from astroid import nodes
 
-from mslint.project.module_memo import BUFFER, memo, top_statement
+from mslint.project.module_memo import buffer_statement, memo
 from mslint.project.module_files import (  # noqa: F401 - part of this module's interface
     BUILTIN, HOOKS, MINDSPORE, PROJECT, STDLIB, THIRD_PARTY, UNKNOWN, ReadLog, _ancestor, _find_project_file,
     _search_bases, clear_file_caches, find_project_file, kind_of_top_level, module_name_for_file,
@@ -336,8 +336,8 @@ def inner_lookup(node, name: str) -> tuple:
     """`node.lookup(name)`.  In a buffer (mslint.project.module_memo), an answer found inside
     the node's top-level statement (a local of its function, class or comprehension) is kept on
     that statement: it depends on nothing else, and the next build may reuse the statement."""
-    statement = top_statement(node)
-    if statement is None or not statement.parent.__dict__.get(BUFFER):
+    statement = buffer_statement(node)
+    if statement is None:
         return node.lookup(name)
     answers = memo(statement, "lookups", dict)
     key = (node, name)
