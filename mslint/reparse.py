@@ -62,11 +62,21 @@ def first_line(statement: ast.stmt) -> int:
     return decorators[0].lineno if decorators else statement.lineno
 
 
-def remember(path: str, text: str, statements: Iterable[ast.stmt], every: List[ast.stmt],
+def segment(lines: List[str], first: int, last: int) -> str:
+    """The text of lines `first` to `last` (counted from 1, as the parser counts them)."""
+    return "\n".join(lines[first - 1:last])
+
+
+def statement_text(statement: ast.stmt, lines: List[str]) -> str:
+    """A top-level statement's lines, from its first decorator's."""
+    return segment(lines, first_line(statement), statement.end_lineno)
+
+
+def remember(path: str, lines: List[str], statements: Iterable[ast.stmt], every: List[ast.stmt],
              type_ignores: List[ast.TypeIgnore]) -> None:
-    """Keep `statements` (top-level statements of `text`'s tree that nobody will change; `every`
-    is the whole body, to tell which share a line) for the next parse of `path`."""
-    lines = source_lines(text)
+    """Keep `statements` (top-level statements of a tree that nobody will change; `lines` are
+    its text's (source_lines), `every` its whole body, to tell which share a line) for the
+    next parse of `path`."""
     shared = set()
     for before, after in zip(every, every[1:]):
         if before.end_lineno is None or before.end_lineno >= first_line(after):
@@ -75,8 +85,7 @@ def remember(path: str, text: str, statements: Iterable[ast.stmt], every: List[a
     for statement in statements:
         if id(statement) in shared or statement.end_lineno is None:
             continue
-        first = first_line(statement)
-        kept[(first, statement.end_lineno, "\n".join(lines[first - 1:statement.end_lineno]))] = statement
+        kept[(first_line(statement), statement.end_lineno, statement_text(statement, lines))] = statement
     with _LOCK:
         _LAST[path] = _Kept(kept, list(type_ignores))
         _LAST.move_to_end(path)
@@ -101,7 +110,7 @@ def may_change(statement: ast.stmt, lines: List[str]) -> bool:
     a definition's docstring out of its body): a definition, or text that spells one."""
     if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or statement.end_lineno is None:
         return True
-    return _SPELLS_A_DEFINITION.search("\n".join(lines[first_line(statement) - 1:statement.end_lineno])) is not None
+    return _SPELLS_A_DEFINITION.search(statement_text(statement, lines)) is not None
 
 
 def assemble(path: str, text: str) -> Optional[ast.Module]:
@@ -120,7 +129,7 @@ def assemble(path: str, text: str) -> Optional[ast.Module]:
 def _assemble(kept: _Kept, text: str) -> Optional[ast.Module]:
     lines = source_lines(text)
     taken = sorted(((first, last, statement) for (first, last, seg), statement in kept.statements.items()
-                    if last <= len(lines) and "\n".join(lines[first - 1:last]) == seg), key=lambda item: item[0])
+                    if last <= len(lines) and segment(lines, first, last) == seg), key=lambda item: item[0])
     if not taken:
         return None
     body: List[ast.stmt] = []

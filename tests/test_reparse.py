@@ -47,7 +47,7 @@ def kept():
     """SOURCE parsed and every statement kept, as if no reader changed any."""
     path = "/virtual/module.py"
     tree = parsed.parse(SOURCE)
-    reparse.remember(path, SOURCE, tree.body, tree.body, tree.type_ignores)
+    reparse.remember(path, reparse.source_lines(SOURCE), tree.body, tree.body, tree.type_ignores)
     yield path
     reparse.forget(path)
 
@@ -100,7 +100,7 @@ def test_an_else_after_a_kept_if_statement_makes_its_gap_fail():
     path = "/virtual/branches.py"
     source = "if a:\n    x = 1\n\ny = 2\n"
     tree = parsed.parse(source)
-    reparse.remember(path, source, tree.body, tree.body, tree.type_ignores)
+    reparse.remember(path, reparse.source_lines(source), tree.body, tree.body, tree.type_ignores)
     try:
         text = "if a:\n    x = 1\nelse:\n    x = 3\ny = 2\n"
         assert reparse.assemble(path, text) is None
@@ -113,7 +113,7 @@ def test_statements_that_share_a_line_are_never_kept():
     path = "/virtual/semicolons.py"
     source = "a = 1; b = 2\nc = 3\n"
     tree = parsed.parse(source)
-    reparse.remember(path, source, tree.body, tree.body, tree.type_ignores)
+    reparse.remember(path, reparse.source_lines(source), tree.body, tree.body, tree.type_ignores)
     try:
         assert [key[:2] for key in reparse._LAST[path].statements] == [(2, 2)]
         text = "a = 1; b = 5\nc = 3\n"

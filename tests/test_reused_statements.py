@@ -70,8 +70,8 @@ def reused(monkeypatch):
     counts = []
     mark = reused_statements.LastTree.mark
 
-    def counting(self, tree, text):
-        marked = mark(self, tree, text)
+    def counting(self, tree, text, *lines):
+        marked = mark(self, tree, text, *lines)
         counts.append(self.reused)
         return marked
     monkeypatch.setattr(reused_statements.LastTree, "mark", counting)

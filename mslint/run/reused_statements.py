@@ -59,11 +59,8 @@ def install(rebuilder_class) -> None:
         rebuilder_class.visit_mslintreused = _visit_mslintreused
 
 
-_lines = reparse.source_lines
-
-
 def _key(lines: List[str], first: int, last: int) -> Optional[Key]:
-    text = "\n".join(lines[first - 1:last])
+    text = reparse.segment(lines, first, last)
     if ":=" in text or "global" in text and _GLOBAL_STATEMENT.search(text):  # (the search only when it may match)
         return None
     return first, last, text
@@ -80,7 +77,7 @@ class LastTree:
     def _definitions(self) -> Dict[Key, "nodes.NodeNG"]:
         from astroid import nodes
 
-        lines = _lines(self.text)
+        lines = reparse.source_lines(self.text)
         found = {}
         for node in list.__iter__(self.module.body):  # (not an analysis's read: see module_files.RecordingBody)
             if isinstance(node, (nodes.ClassDef, nodes.FunctionDef)) and node.end_lineno is not None:
@@ -90,20 +87,20 @@ class LastTree:
                     found[key] = node
         return found
 
-    def mark(self, tree: ast.Module, text: str) -> ast.Module:
-        """The new text's parsed tree, each unchanged definition replaced by its stand-in."""
+    def mark(self, tree: ast.Module, text: str, lines: Optional[List[str]] = None) -> ast.Module:
+        """The new text's parsed tree, each unchanged definition replaced by its stand-in
+        (`lines`: the text's source_lines, when the caller has them)."""
         self.reused = 0
         if text == self.text:
             return tree  # (built again for another reason: nothing to gain)
         last = self._definitions()
         if not last:
             return tree
-        lines = _lines(text)
+        lines = reparse.source_lines(text) if lines is None else lines
         for index, statement in enumerate(tree.body):
             if not isinstance(statement, _AST_DEFINITIONS) or statement.end_lineno is None:
                 continue
-            first = statement.decorator_list[0].lineno if statement.decorator_list else statement.lineno
-            node = last.pop(_key(lines, first, statement.end_lineno), None)
+            node = last.pop(_key(lines, reparse.first_line(statement), statement.end_lineno), None)
             if node is not None and _same_kind(node, statement):
                 tree.body[index] = MslintReused(node)
                 self.reused += 1

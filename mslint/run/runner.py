@@ -244,14 +244,14 @@ def _buffer_take(path: str, last: Optional[reused_statements.LastTree]) -> Calla
     def take(text: str):
         tree = parsed.take(text)
         every = list(tree.body)
+        lines = reparse.source_lines(text)
         if last is not None:
-            tree = last.mark(tree, text)
+            tree = last.mark(tree, text, lines)
         shared = reparse.kept_here(path)
         for index, statement in enumerate(tree.body):  # (a kept one the builder would change: a copy)
             if id(statement) in shared and isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 tree.body[index] = copy.deepcopy(statement)
-        lines = reparse.source_lines(text)
-        reparse.remember(path, text, [statement for statement, now in zip(every, tree.body)
+        reparse.remember(path, lines, [statement for statement, now in zip(every, tree.body)
                                       if now is not statement or not reparse.may_change(statement, lines)],
                          every, tree.type_ignores)
         return tree
