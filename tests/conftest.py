@@ -61,3 +61,18 @@ def codes_by_line(findings: Iterable[Finding]) -> Dict[int, List[str]]:
 
 def only(findings: Iterable[Finding], code: str) -> List[Finding]:
     return [f for f in findings if f.code == code]
+
+
+def afresh_rows(texts: Dict[str, str]) -> list:
+    """(code, file name, line, message) of what a run that keeps nothing finds: the command, on
+    the buffers' texts as if saved (what the language server's kept runs must match)."""
+    from mslint import config as config_module
+    from mslint.run import runner
+
+    findings = runner.lint_run(sorted(texts), config_module.PerFile(), overrides=texts).findings
+    return sorted((f.code, Path(f.path).name, f.line, f.message) for f in findings)
+
+
+def finding_rows(by_path: Dict[str, List[Finding]]) -> list:
+    """The same rows for a BufferLinter's path -> findings."""
+    return sorted((f.code, Path(f.path).name, f.line, f.message) for found in by_path.values() for f in found)

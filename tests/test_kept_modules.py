@@ -4,13 +4,11 @@ a run that builds everything afresh."""
 from __future__ import annotations
 
 import textwrap
-from pathlib import Path
 
 import pytest
 
-from mslint import config as config_module
+from conftest import afresh_rows as afresh, finding_rows as rows
 from mslint.frontends.buffers import BufferLinter
-from mslint.run import runner
 
 LAYERS = """
 def to_host(x):
@@ -46,16 +44,6 @@ def project(tmp_path, monkeypatch):
     for name, text in (("layers", LAYERS), ("blocks", BLOCKS), ("model", MODEL)):
         (root / "pkg" / f"{name}.py").write_text(textwrap.dedent(text).lstrip())
     return root
-
-
-def afresh(texts):
-    """What a run that keeps nothing finds (the command, on the buffers as if saved)."""
-    findings = runner.lint_run(sorted(texts), config_module.PerFile(), overrides=texts).findings
-    return sorted((f.code, Path(f.path).name, f.line, f.message) for f in findings)
-
-
-def rows(by_path):
-    return sorted((f.code, Path(f.path).name, f.line, f.message) for found in by_path.values() for f in found)
 
 
 def test_a_star_imported_module_changed_on_disk_is_built_again(project):

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import ast
 import textwrap
-from pathlib import Path
 
 import pytest
 
-from mslint import config as config_module
+from conftest import afresh_rows as afresh, finding_rows as rows
 from mslint.frontends.buffers import BufferLinter
 from mslint.run import reused_statements, runner
 
@@ -76,16 +75,6 @@ def reused(monkeypatch):
         return marked
     monkeypatch.setattr(reused_statements.LastTree, "mark", counting)
     return counts
-
-
-def afresh(texts):
-    """What a run that keeps nothing finds (the command, on the buffers as if saved)."""
-    findings = runner.lint_run(sorted(texts), config_module.PerFile(), overrides=texts).findings
-    return sorted((f.code, Path(f.path).name, f.line, f.message) for f in findings)
-
-
-def rows(by_path):
-    return sorted((f.code, Path(f.path).name, f.line, f.message) for found in by_path.values() for f in found)
 
 
 def replaced(text: str, old: str, new: str) -> str:
