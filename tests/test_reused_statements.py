@@ -122,7 +122,9 @@ def test_a_reused_definition_belongs_to_the_new_module_alone(project, reused):
     block = before.locals["Block"][0]
     linter.lint({model: replaced(text, "USE_HOST = True", "USE_HOST = False")})
     after = store.last_trees[model].module
-    assert reused[-1] == 3 and after is not before  # scale, Block and Net
+    assert reused[-1] == 6 and after is not before  # the three imports, scale, Block and Net (not USE_HOST)
+    assert after.locals["np"] == before.locals["np"] and after.locals["to_host"] == before.locals["to_host"]
+    assert after.locals["np"][0].parent is after
     assert not store.modules[model][1].whole  # finding what to reuse is no read of the whole file (importers)
     assert after.locals["Block"] == [block] and block.parent is after and block.root() is after
     assert [node.lineno for node in after.locals["USE_HOST"]] == [5]

@@ -153,7 +153,7 @@ class ClassIndex:
         """Whether the module imports MindSpore at its top level (in `if`/`try` blocks too)."""
         if module not in self._imports_mindspore:
             self._imports_mindspore[module] = any(
-                msn.is_mindspore(name) for name in _top_level_imports(module.body))
+                msn.is_mindspore(name) for name in top_level_imports(module.body))
         return self._imports_mindspore[module]
 
     def has_decorator(self, node, names) -> bool:
@@ -209,7 +209,7 @@ def _short(node, limit: int = 60) -> str:
 _BLOCKS = (nodes.If, nodes.Try, nodes.With)
 
 
-def _top_level_imports(body) -> Iterator[str]:
+def top_level_imports(body) -> Iterator[str]:
     """The module names a block's import statements import, descending into if/try/with."""
     for statement in body:
         if isinstance(statement, nodes.Import):
@@ -218,7 +218,7 @@ def _top_level_imports(body) -> Iterator[str]:
             yield absolute_import_name(statement) or ""
         elif isinstance(statement, _BLOCKS):
             for block in _child_blocks(statement):
-                yield from _top_level_imports(block)
+                yield from top_level_imports(block)
 
 
 def _child_blocks(statement) -> Iterator[list]:

@@ -1,4 +1,4 @@
-"""Reusing a buffer's unchanged top-level classes and functions when its next text is built.
+"""Reusing a buffer's unchanged top-level statements when its next text is built.
 
 In the editor every keystroke builds the buffer's astroid tree again: on a 3,000-line file
 about a fifth of an edit's time (some 45 ms), nearly all of it spent on classes and functions
@@ -8,11 +8,17 @@ are the same text at the same place as in the buffer's last tree is built as it 
 node is moved into the new module (the parsed tree carries a stand-in for it, which the
 rebuilder turns back into that node) and the module binds its name, as the builder would have.
 
+The same holds for the statements that bind module names without a body: an import (not a
+star import, not `__future__`) and an assignment to names (`x = ...`, `a, b = ...`,
+`x: int = ...`).  Reusing these too keeps every binding of an unchanged module name the same
+node from one edit to the next, which the interpreter's kept runs rely on
+(mslint.analysis.kept_runs).
+
 Built as usual instead:
-- a definition whose lines moved (a line inserted above it): its positions differ;
+- a statement whose lines moved (a line inserted above it): its positions differ;
 - one whose text may bind other module names (a `global` statement, or a walrus in a
-  decorator, a base or a default): the text is searched, so a string that spells them only
-  costs the reuse.
+  decorator, a base, a default or an assigned value): the text is searched, so a string that
+  spells them only costs the reuse.
 
 Astroid memoizes `lookup` (and a metaclass search) per node: a reused node's memo may hold the
 last module's bindings, so these memos are cleared after a build that reused anything.  mslint
@@ -31,7 +37,8 @@ if TYPE_CHECKING:  # (astroid is imported when a tree is built, not with the run
     from astroid import nodes
 
 _GLOBAL_STATEMENT = re.compile(r"(?:^|;)[ \t]*global\b", re.MULTILINE)
-_AST_DEFINITIONS = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+_AST_REUSABLE = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef, ast.Import, ast.ImportFrom, ast.Assign,
+                 ast.AnnAssign)
 Key = Tuple[int, int, str]  # first line (of the first decorator), last line, the text of those lines
 
 
@@ -47,10 +54,31 @@ class MslintReused(ast.stmt):
 
 
 def _visit_mslintreused(rebuilder, stand_in: MslintReused, parent: "nodes.Module") -> "nodes.NodeNG":
+    from astroid import nodes
+
     node = stand_in.node
     node.parent = parent
-    parent.set_local(node.name, node)  # what visit_classdef / visit_functiondef end with
+    if isinstance(node, nodes.Import):  # what visit_import ends with
+        for name, asname in node.names:
+            parent.set_local((asname or name).split(".")[0], node)
+    elif isinstance(node, nodes.ImportFrom):  # its names are bound once the module is built
+        rebuilder._import_from_nodes.append((node, ()))
+    elif isinstance(node, (nodes.Assign, nodes.AnnAssign)):  # what visit_assignname does per target
+        for target in node.targets if isinstance(node, nodes.Assign) else [node.target]:
+            for bound in _assigned_names(target):
+                parent.set_local(bound.name, bound)
+    else:
+        parent.set_local(node.name, node)  # what visit_classdef / visit_functiondef end with
     return node
+
+
+def _assigned_names(target: "nodes.NodeNG") -> List["nodes.AssignName"]:
+    """The names an assignment target binds, in the order astroid's builder binds them."""
+    from astroid import nodes
+
+    if isinstance(target, nodes.AssignName):
+        return [target]
+    return [bound for element in target.elts for bound in _assigned_names(element)]  # (names only: see _reusable)
 
 
 def install(rebuilder_class) -> None:
@@ -75,13 +103,12 @@ class LastTree:
         self.reused = 0  # definitions the last `mark` handed over
 
     def _definitions(self) -> Dict[Key, "nodes.NodeNG"]:
-        from astroid import nodes
-
         lines = reparse.source_lines(self.text)
         found = {}
         for node in list.__iter__(self.module.body):  # (not an analysis's read: see module_files.RecordingBody)
-            if isinstance(node, (nodes.ClassDef, nodes.FunctionDef)) and node.end_lineno is not None:
-                first = node.decorators.nodes[0].lineno if node.decorators and node.decorators.nodes else node.lineno
+            if _reusable(node) and node.end_lineno is not None:
+                decorators = getattr(node, "decorators", None)
+                first = decorators.nodes[0].lineno if decorators and decorators.nodes else node.lineno
                 key = _key(lines, first, node.end_lineno)
                 if key is not None:
                     found[key] = node
@@ -98,7 +125,7 @@ class LastTree:
             return tree
         lines = reparse.source_lines(text) if lines is None else lines
         for index, statement in enumerate(tree.body):
-            if not isinstance(statement, _AST_DEFINITIONS) or statement.end_lineno is None:
+            if not isinstance(statement, _AST_REUSABLE) or statement.end_lineno is None:
                 continue
             node = last.pop(_key(lines, reparse.first_line(statement), statement.end_lineno), None)
             if node is not None and _same_kind(node, statement):
@@ -107,13 +134,37 @@ class LastTree:
         return tree
 
 
+def _reusable(node: "nodes.NodeNG") -> bool:
+    """A top-level statement whose reuse the stand-in knows how to bind (see above)."""
+    from astroid import nodes
+
+    if isinstance(node, (nodes.ClassDef, nodes.FunctionDef, nodes.Import)):
+        return True
+    if isinstance(node, nodes.ImportFrom):
+        return node.modname != "__future__" and all(name != "*" for name, _ in node.names)
+    if isinstance(node, nodes.Assign):
+        return all(_names_only(target) for target in node.targets)
+    if isinstance(node, nodes.AnnAssign):
+        return _names_only(node.target)
+    return False
+
+
+def _names_only(target: "nodes.NodeNG") -> bool:
+    from astroid import nodes
+
+    if isinstance(target, nodes.AssignName):
+        return True
+    return isinstance(target, (nodes.Tuple, nodes.List)) and all(_names_only(element) for element in target.elts)
+
+
 def _same_kind(node: "nodes.NodeNG", statement: ast.stmt) -> bool:
     """(The same text is the same statement; this only guards the stand-in's assumptions.)"""
     from astroid import nodes
 
     kind = {ast.ClassDef: nodes.ClassDef, ast.FunctionDef: nodes.FunctionDef,
-            ast.AsyncFunctionDef: nodes.AsyncFunctionDef}[type(statement)]
-    return type(node) is kind and node.name == statement.name
+            ast.AsyncFunctionDef: nodes.AsyncFunctionDef, ast.Import: nodes.Import, ast.ImportFrom: nodes.ImportFrom,
+            ast.Assign: nodes.Assign, ast.AnnAssign: nodes.AnnAssign}[type(statement)]
+    return type(node) is kind and getattr(node, "name", None) == getattr(statement, "name", None)
 
 
 def forget_node_memos() -> None:
