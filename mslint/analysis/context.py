@@ -7,7 +7,7 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple, Type
 
 from astroid import nodes
 
-from mslint.analysis import interpreter, lattice
+from mslint.analysis import interpreter, kept_runs, lattice
 from mslint.project.classes import ClassIndex
 from mslint.config import Config
 from mslint.findings import REACH_SENTENCE, CallSite, Finding, finding_at
@@ -33,6 +33,8 @@ class ModuleContext:
         self.interpreter = interpreter.Interpreter(self.resolver, self.class_facts, self._resolve_class, self.classes,
                                                flavour=(tuple(config.extra_jit_decorators),
                                                         tuple(config.extra_cell_bases)))
+        if kept_runs.is_kept_module(module):
+            self.interpreter.keeps_runs_of = module
         self._facts: Dict[nodes.ClassDef, lattice.ClassFacts] = {}
         self._impure_facts: Set[nodes.ClassDef] = set()
         self._scope: Optional[GraphScope] = None

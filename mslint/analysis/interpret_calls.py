@@ -270,7 +270,7 @@ class CallInterpreter:
         leaf_key = key[1:]
         if key not in self._returns and leaf_key in self._leaf_returns:
             answered_for, result = self._leaf_returns[leaf_key]
-            self._returns[key] = (answered_for and answered_for[:1] + (depth,) + answered_for[2:], result)
+            self._answered(self._returns, key, (answered_for and answered_for[:1] + (depth,) + answered_for[2:], result))
         if key in self._returns:
             answered_for, result = self._returns[key]
             if answered_for != exact or answered_for is None:
@@ -278,7 +278,7 @@ class CallInterpreter:
             return result
         shared = SHARED.recall(SHARED.returns, exact)
         if shared is not None:
-            self._returns[key] = (exact, shared)
+            self._answered(self._returns, key, (exact, shared))
             return shared
         before, follows = self.impure, self._follows
         self._inline_depth += 1
@@ -289,12 +289,28 @@ class CallInterpreter:
         result = join(*inner.returns) if inner.returns else UNKNOWN
         if self.impure == before:
             SHARED.remember(SHARED.returns, exact, result)
-            self._returns[key] = (exact, result)
+            self._answered(self._returns, key, (exact, result))
         else:
-            self._returns[key] = (None, result)
+            self._answered(self._returns, key, (None, result))
         if self._follows == follows:
-            self._leaf_returns[leaf_key] = self._returns[key]
+            self._answered(self._leaf_returns, leaf_key, self._returns[key])
         return result
+
+    def _answered(self, table: dict, key: tuple, answer: tuple) -> None:
+        """Keep a call's answer for this analysis, and note it in the journal a kept run
+        carries (the answers it left are put back when it is used: mslint.analysis.kept_runs)."""
+        table[key] = answer
+        self._journal.append((table is self._leaf_returns, key, answer))
+
+    def replay(self, journal) -> None:
+        """The answers a kept run left in the analysis that computed it, left in this one too
+        (a later call alike answers as it would have); the exact ones are shared too."""
+        for leaf, key, answer in journal:
+            table = self._leaf_returns if leaf else self._returns
+            if key not in table:
+                self._answered(table, key, answer)
+                if not leaf and answer[0] is not None and answer[0] not in SHARED.returns:
+                    SHARED.remember(SHARED.returns, answer[0], answer[1])
 
     def _method_call(self, name: str, receiver: Value, node, args, kwargs, arg_kind: Kind,
                      state: FunctionValues) -> Value:

@@ -7,16 +7,17 @@ The work is split along its seams, one mixin a module: `interpret_statements`,
 entry points."""
 from __future__ import annotations
 
-from typing import Callable, Dict, FrozenSet, Optional, Tuple
+from typing import Callable, Dict, FrozenSet, List, Optional, Tuple
 
 from astroid import nodes
 
+from mslint.analysis import kept_runs
 from mslint.project import resolve
 from mslint.project.classes import ClassIndex
 from mslint.analysis.interpret_calls import CallInterpreter
 from mslint.analysis.interpret_expressions import ExpressionInterpreter
 from mslint.analysis.interpret_statements import StatementInterpreter
-from mslint.analysis.lattice import (ClassFacts, FunctionValues, UNKNOWN, Value)
+from mslint.analysis.lattice import (ClassFacts, FunctionValues, UNKNOWN, Value, _identity)
 
 
 class Interpreter(StatementInterpreter, ExpressionInterpreter, CallInterpreter):
@@ -35,15 +36,36 @@ class Interpreter(StatementInterpreter, ExpressionInterpreter, CallInterpreter):
         self._inline_depth = 0
         self._follows = 0  # calls followed or cut (their answer depends on the depth): see _return_of
         self._leaf_returns: Dict[tuple, Tuple[Optional[tuple], Value]] = {}  # key without depth -> as _returns
+        self._journal: List[tuple] = []  # every answer put in those two, in order (see _answered)
         self._raising_calls: Dict[tuple, bool] = {}  # (call, which arguments are constants) -> raises
         self.flavour = flavour  # the configuration the results depend on (part of a shared key)
         # How many times a result read something that depends on what ran before (a class-facts
         # recursion guard, or a result that read one): a result computed while this count stays
         # put is the same in any analysis, and is shared with the other analyses (SHARED).
         self.impure = 0
+        # the analysed module, when it is a buffer's: runs of its functions are kept for the
+        # buffer's next edit (mslint.analysis.kept_runs)
+        self.keeps_runs_of: Optional[nodes.Module] = None
 
     # -- entry points ------------------------------------------------------------------
     def run(self, function, params: Dict[str, Value], self_class: Optional[nodes.ClassDef]) -> FunctionValues:
+        home = self.keeps_runs_of
+        if home is None or function.root() is not home:
+            return self._run(function, params, self_class)
+        key = (self.flavour, function, self_class, self._inline_depth,
+               tuple(sorted((name, _identity(value)) for name, value in params.items())))
+        kept = kept_runs.KEPT.recall(self, key, home)
+        if kept is not None:
+            return kept
+        before, follows, answered = self.impure, self._follows, len(self._journal)
+        state = self._run(function, params, self_class)
+        if self.impure == before:  # (a run that read a recursion guard depends on what ran first)
+            kept_runs.KEPT.remember(key, home, state, self._follows - follows, self._journal[answered:],
+                                    [function, *([self_class] if self_class is not None else []),
+                                     *kept_runs.key_nodes(key[4])])
+        return state
+
+    def _run(self, function, params: Dict[str, Value], self_class: Optional[nodes.ClassDef]) -> FunctionValues:
         state = FunctionValues(self, function, params, self_class)
         state.self_facts = self.class_facts(self_class)
         if isinstance(function, nodes.Lambda):

@@ -30,7 +30,7 @@ import re
 import stat
 import sys
 from collections import OrderedDict
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union
 
 from mslint.run import budget
 from mslint.run import cache as cache_module
@@ -44,6 +44,7 @@ from mslint.run import routing
 from mslint.run import scheduling
 from mslint.run.cache import ResultCache
 from mslint.project import module_memo
+from mslint.analysis import kept_runs
 from mslint.run import reused_statements
 from mslint.run.kept_projects import KeptProjects
 from mslint.findings import Finding
@@ -214,7 +215,7 @@ def _lean_builder_class():
             last = self._store.last_trees.get(self._path) if self._path is not None else None
             if last is not None:
                 reused_statements.install(rebuilder.TreeRebuilder)
-            buffer = self._path is not None and self._path in self._store.overrides
+            buffer = self._path is not None and self._path in self._store.buffers
             builder._parse_string = _shared_tree_parser(original, _buffer_take(self._path, last) if buffer else parsed.take)
             try:
                 return super()._data_build(data, modname, path, **options)
@@ -279,9 +280,12 @@ class _ModuleStore:
         self.modules: "OrderedDict[str, Tuple[object, ReadLog, int]]" = OrderedDict()
         self.building: Dict[str, object] = {}
         self.overrides: Dict[str, str] = {}  # absolute path -> the text to build instead of the file's
+        # the files open in an editor (the overrides, and those whose text is the file's): their
+        # modules keep facts for the next edit (module_memo.BUFFER, mslint.analysis.kept_runs)
+        self.buffers: Set[str] = set()
         self.names: Dict[str, str] = {}  # absolute path -> the module name it was built as
-        # a buffer's (override's) last module and text, whose unchanged definitions its next
-        # build reuses (mslint.run.reused_statements); kept even once `modules` forgets it
+        # a buffer's last module and text, whose unchanged definitions its next build reuses
+        # (mslint.run.reused_statements); kept even once `modules` forgets it
         self.last_trees: Dict[str, reused_statements.LastTree] = {}
         self._builder = None
         self._evicted = 0
@@ -304,7 +308,7 @@ class _ModuleStore:
             last = self.last_trees.pop(absolute, None)
         if last is not None and last.reused:
             reused_statements.forget_node_memos()
-        if absolute in self.overrides and self._builder is not _plain_builder:
+        if absolute in self.buffers and self._builder is not _plain_builder:
             self.last_trees[absolute] = reused_statements.LastTree(module, source)
             module.__dict__[module_memo.BUFFER] = True  # facts kept on its statements (module_memo)
         cache = astroid.MANAGER.astroid_cache
@@ -379,14 +383,16 @@ class _ModuleStore:
         except Exception:  # noqa: BLE001 - unreadable or unparsable: the file's own lint run reports it
             return None
 
-    def refresh(self, overrides: Dict[str, str]) -> None:
-        """For a new run that reads `overrides` instead of those files: forget every module
-        whose text is not what the run reads, whose name changed, or whose build read a
-        forgotten module or looked up a project module that is now found elsewhere (star
-        imports copy names out of other modules' trees)."""
+    def refresh(self, overrides: Dict[str, str], buffers: Iterable[str] = ()) -> None:
+        """For a new run that reads `overrides` instead of those files, with `buffers` open:
+        forget every module whose text is not what the run reads, whose name changed, or whose
+        build read a forgotten module or looked up a project module that is now found elsewhere
+        (star imports copy names out of other modules' trees)."""
         self.overrides = dict(overrides)
-        for path in [path for path in self.last_trees if path not in self.overrides]:
+        self.buffers = set(buffers) | set(self.overrides)
+        for path in [path for path in self.last_trees if path not in self.buffers]:
             del self.last_trees[path]  # a closed buffer
+            kept_runs.KEPT.drop(path)
         stale = set()
         for path, (_, _, digest) in self.modules.items():
             text = self.overrides.get(path)
@@ -409,12 +415,14 @@ class _ModuleStore:
         for path in stale:
             del self.modules[path]
             self.names.pop(path, None)
+        kept_runs.KEPT.other_modules_changed(stale)
 
     def trim(self) -> None:
         if len(self.modules) > self.limit:
             from mslint.analysis import lattice
 
             lattice.SHARED.forget()  # its keys hold the trees about to be dropped
+            kept_runs.KEPT.forget()
         while len(self.modules) > self.limit:
             self.names.pop(self.modules.popitem(last=False)[0], None)
             self._evicted += 1
@@ -432,6 +440,7 @@ class KeptModules:
     def __init__(self):
         self.store: Optional[_ModuleStore] = None
         self.projects = KeptProjects()  # and the project models, while the file system is unchanged
+        self.buffers: Set[str] = set()  # the files of the last run: those open in the editor
 
 
 _STORE: Optional[_ModuleStore] = None
@@ -458,6 +467,7 @@ def _start_session(record: bool = False, overrides: Optional[Dict[str, str]] = N
     from mslint.analysis import lattice
 
     lattice.SHARED.forget()
+    kept_runs.KEPT.new_run()
     if kept is None:
         _STORE = _ModuleStore(record=record)
         _STORE.overrides = dict(overrides or {})
@@ -465,7 +475,7 @@ def _start_session(record: bool = False, overrides: Optional[Dict[str, str]] = N
         if kept.store is None:
             kept.store = _ModuleStore(record=True)  # (whether or not this run records: a later one may)
         _STORE = kept.store
-        _STORE.refresh(overrides or {})
+        _STORE.refresh(overrides or {}, kept.buffers)
     module_files.HOOKS.loader = _STORE.get
     module_files.HOOKS.built = _STORE.holds
     module_files.HOOKS.log = None
@@ -769,6 +779,8 @@ def lint_run(files: Iterable[str], config: Configs, jobs: int = 1, cache: Caches
         project.project_for(path).use_text(path, data)
     files = list(files)
     run_paths = {os.path.abspath(path): path for path in files}
+    if kept is not None:  # (the server's runs: their files are the buffers open in the editor)
+        kept.buffers = set(run_paths)
     if jobs != 1:  # (a cold run on a large project: its program facts, read by several processes)
         fact_workers.read_in_workers(run_paths, jobs if jobs > 0 else available_cores())
     raw: List[Finding] = []
