@@ -3,11 +3,10 @@
 nothing, and the runs that the edit cannot have changed are not run again."""
 from __future__ import annotations
 
-import textwrap
 
 import pytest
 
-from conftest import afresh_rows as afresh, finding_rows as rows
+from conftest import Project, afresh_rows as afresh, finding_rows as rows
 from mslint import config as config_module
 from mslint.analysis import interpreter, kept_runs
 from mslint.frontends.buffers import BufferLinter
@@ -61,11 +60,10 @@ def project(tmp_path, monkeypatch):
     monkeypatch.setenv("MSLINT_CACHE_DIR", str(tmp_path / "cache"))
     kept_runs.KEPT.forget()
     root = tmp_path / "proj"
-    (root / "pkg").mkdir(parents=True)
-    (root / "pyproject.toml").write_text("[project]\nname = 'example'\n")
-    (root / "pkg" / "__init__.py").write_text("")
-    for name, text in (("helpers", HELPERS), ("model", MODEL)):
-        (root / "pkg" / f"{name}.py").write_text(textwrap.dedent(text).lstrip())
+    root.mkdir()
+    package = Project(root)
+    for relative, text in (("pkg/__init__.py", ""), ("pkg/helpers.py", HELPERS), ("pkg/model.py", MODEL)):
+        package.write(relative, text)
     yield root
     kept_runs.KEPT.forget()
 

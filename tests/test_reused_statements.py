@@ -4,11 +4,10 @@ the text afresh, whatever was reused."""
 from __future__ import annotations
 
 import ast
-import textwrap
 
 import pytest
 
-from conftest import afresh_rows as afresh, finding_rows as rows
+from conftest import Project, afresh_rows as afresh, finding_rows as rows
 from mslint.frontends.buffers import BufferLinter
 from mslint.run import reused_statements, runner
 
@@ -55,11 +54,10 @@ class Net(nn.Cell):
 def project(tmp_path, monkeypatch):
     monkeypatch.setenv("MSLINT_CACHE_DIR", str(tmp_path / "cache"))
     root = tmp_path / "proj"
-    (root / "pkg").mkdir(parents=True)
-    (root / "pyproject.toml").write_text("[project]\nname = 'example'\n")
-    (root / "pkg" / "__init__.py").write_text("")
-    for name, text in (("helpers", HELPERS), ("model", MODEL)):
-        (root / "pkg" / f"{name}.py").write_text(textwrap.dedent(text).lstrip())
+    root.mkdir()
+    package = Project(root)
+    for relative, text in (("pkg/__init__.py", ""), ("pkg/helpers.py", HELPERS), ("pkg/model.py", MODEL)):
+        package.write(relative, text)
     return root
 
 

@@ -59,6 +59,18 @@ def test_the_first_lint_freezes_and_a_quiet_spell_frees_what_died_meanwhile(keep
     assert isinstance(kept, Node) and gc.get_freeze_count() > 0  # what lives is frozen again
 
 
+def test_the_first_lint_does_not_wait_for_a_collection(keeper):
+    """The first keystroke after opening a file would wait for it: its garbage goes with the
+    first quiet spell."""
+    garbage = Node()
+    gone = weakref.ref(garbage)
+    del garbage
+    keeper.after_lint()
+    assert gone() is not None and keeper.frozen and keeper.collections == 0
+    keeper.when_idle(threading.Lock())
+    assert gone() is None and keeper.collections == 1
+
+
 def test_a_later_lint_freezes_what_it_left_without_collecting(keeper):
     keeper.after_lint()
     first_tree = Node()  # the buffer's tree after the first lint, replaced by the next edit's

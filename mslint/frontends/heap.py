@@ -8,8 +8,10 @@ milliseconds longer than the next.  So the server:
 
 - collects as rarely as a command run does (runner.GC_THRESHOLDS), for its whole life, not
   only inside a run (the syntax check and the conversion of findings run outside one);
-- after its first lint, moves everything alive into the collector's permanent generation
-  (`gc.freeze`), which full collections skip;
+- after its first lint, moves everything into the collector's permanent generation
+  (`gc.freeze`), which full collections skip.  It does not collect first: that full
+  collection took about 0.1-0.5 s, which the user's first keystroke after opening a file
+  waited for (the garbage goes with the first quiet spell's collection, below);
 - after every later lint, freezes what that lint left (a buffer's new tree and its analysis).
   `gc.freeze` costs nothing, and the next edit's collections then walk only that edit's own
   objects.  Without it, every edit of a 3,000-line buffer paid about 15 ms for a young
@@ -59,15 +61,18 @@ class HeapKeeper:
         self.started = True
 
     def after_lint(self) -> None:
-        """Freeze what a lint left: after the first, once everything dead is collected; after a
-        later one, as it is, unless the heap outgrew its bound (see above).  Call with the
-        analysis lock held."""
+        """Freeze what a lint left, as it is, unless the heap outgrew its bound (see above).
+        Call with the analysis lock held."""
         if not self.started:
             return
-        if self.frozen:
-            self.since += _tracked()
+        if not self.frozen:  # the first: what it counts, garbage too, stands for those alive
+            self.alive = _tracked()
             gc.freeze()
-        if not self.frozen or self.grown_past(HARD_GROWTH):
+            self.frozen = True
+            return
+        self.since += _tracked()
+        gc.freeze()
+        if self.grown_past(HARD_GROWTH):
             self.collect_and_freeze()
 
     def grown_past(self, share: float) -> bool:
