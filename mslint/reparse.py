@@ -126,11 +126,17 @@ def assemble(path: str, text: str) -> Optional[ast.Module]:
         return None
 
 
+_SHORT_TEXT = 200  # lines: below this, what is parsed one way or the other costs little
+
+
 def _assemble(kept: _Kept, text: str) -> Optional[ast.Module]:
     lines = source_lines(text)
     taken = sorted(((first, last, statement) for (first, last, seg), statement in kept.statements.items()
                     if last <= len(lines) and segment(lines, first, last) == seg), key=lambda item: item[0])
-    if not taken:
+    # a gap's parse and the shift of its line numbers cost about twice a parse of its lines:
+    # in a long text whose kept statements hold less than half of it, parsing it whole is
+    # faster (the first edit after opening a file: 70 ms against 28 on 3,000 lines)
+    if len(lines) > _SHORT_TEXT and 2 * sum(last - first + 1 for first, last, _ in taken) < len(lines):
         return None
     body: List[ast.stmt] = []
     type_ignores = [ignore for ignore in kept.type_ignores

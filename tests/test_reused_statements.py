@@ -197,3 +197,42 @@ def test_a_reused_class_sees_a_module_name_it_reads_rebound(project):
     assert [row[:3] for row in rows(linter.lint({str(model): text}))] == [("MS102", "aliased.py", 9)]
     text = replaced(text, "Base = nn.Cell", "Base = object")  # Block is reused, and no Cell now
     assert rows(linter.lint({str(model): text})) == afresh({str(model): text}) == []
+
+
+def positions(statement) -> list:
+    """Every node's place in a statement, with what astroid computes from it."""
+    from astroid import nodes
+
+    found = []
+    for node in statement.nodes_of_class(nodes.NodeNG):
+        found.append((type(node).__name__, node.lineno, node.col_offset, node.end_lineno, node.end_col_offset,
+                      node.fromlineno, node.tolineno))
+        position = getattr(node, "position", None)
+        if position is not None:
+            found.append(tuple(position))
+        doc = getattr(node, "doc_node", None)
+        if doc is not None:
+            found.append(("doc", doc.lineno, doc.end_lineno))
+    return found
+
+
+@pytest.mark.parametrize("old, new", [
+    ("USE_HOST = True\n", "USE_HOST = True\n\n# two lines more\n"),  # lines inserted above the definitions
+    ("from pkg.helpers import to_host\n", ""),  # a line removed above them
+])
+def test_a_definition_that_only_moved_is_reused_in_its_new_place(project, reused, old, new):
+    import astroid
+
+    model = str(project / "pkg" / "model.py")
+    text = (project / "pkg" / "model.py").read_text().replace("class Block(nn.Cell):\n",
+                                                              'class Block(nn.Cell):\n    """A block."""\n\n')
+    linter = BufferLinter()
+    linter.lint({model: text + "\n# unsaved\n"})
+    block = linter._modules.store.last_trees[model].module.locals["Block"][0]
+    block.fromlineno, block.blockstart_tolineno  # (astroid caches these: they must move too)
+    text = replaced(text, old, new) + "\n# unsaved\n"
+    assert rows(linter.lint({model: text})) == afresh({model: text})
+    after = linter._modules.store.last_trees[model].module
+    assert after.locals["Block"] == [block] and reused[-1] >= 4
+    fresh = astroid.parse(text).locals["Block"][0]
+    assert positions(block) == positions(fresh) and block.blockstart_tolineno == fresh.blockstart_tolineno

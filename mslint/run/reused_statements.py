@@ -15,7 +15,8 @@ node from one edit to the next, which the interpreter's kept runs rely on
 (mslint.analysis.kept_runs).
 
 Built as usual instead:
-- a statement whose lines moved (a line inserted above it): its positions differ;
+- a statement whose text changed (a statement whose lines only moved, because lines were
+  inserted or removed above it, is reused with its line numbers moved in place);
 - one whose text may bind other module names (a `global` statement, or a walrus in a
   decorator, a base, a default or an assigned value): the text is searched, so a string that
   spells them only costs the reuse.
@@ -124,14 +125,54 @@ class LastTree:
         if not last:
             return tree
         lines = reparse.source_lines(text) if lines is None else lines
+        moved: Dict[str, List[Key]] = {}  # text -> the keys of the last statements of that text, in order
+        for key in last:
+            moved.setdefault(key[2], []).append(key)
         for index, statement in enumerate(tree.body):
             if not isinstance(statement, _AST_REUSABLE) or statement.end_lineno is None:
                 continue
-            node = last.pop(_key(lines, reparse.first_line(statement), statement.end_lineno), None)
+            first = reparse.first_line(statement)
+            key = _key(lines, first, statement.end_lineno)
+            if key is None:
+                continue
+            node = last.pop(key, None)
+            if node is None:  # the same text elsewhere: lines were inserted or removed above it
+                old = next((old for old in moved.get(key[2], ()) if old in last), None)
+                node = last.pop(old) if old is not None else None
+                if node is not None and _same_kind(node, statement):
+                    _shift(node, first - old[0])
             if node is not None and _same_kind(node, statement):
                 tree.body[index] = MslintReused(node)
                 self.reused += 1
         return tree
+
+
+def _shift(statement: "nodes.NodeNG", lines: int) -> None:
+    """Move a reused statement's nodes down by `lines` (up if negative), as a build of the
+    new text would have placed them: line numbers, a definition's name position and its
+    docstring, and the line numbers astroid caches on a node."""
+    from astroid import nodes
+
+    for node in statement.nodes_of_class(nodes.NodeNG):
+        _shift_node(node, lines)
+        doc = getattr(node, "doc_node", None)  # (not among a definition's children)
+        if doc is not None:
+            _shift_node(doc, lines)
+        position = getattr(node, "position", None)
+        if position is not None:
+            node.position = position._replace(lineno=position.lineno + lines, end_lineno=position.end_lineno + lines)
+
+
+def _shift_node(node: "nodes.NodeNG", lines: int) -> None:
+    if node.lineno is not None:
+        node.lineno += lines
+    if node.end_lineno is not None:
+        node.end_lineno += lines
+    for cached in _CACHED_LINES:
+        node.__dict__.pop(cached, None)
+
+
+_CACHED_LINES = ("fromlineno", "tolineno", "blockstart_tolineno")  # astroid's cached properties of a node's lines
 
 
 def _reusable(node: "nodes.NodeNG") -> bool:
