@@ -379,3 +379,18 @@ def test_early_findings_hold_no_unused_suppression_an_importer_may_still_use(pro
     early = []
     assert rows(BufferLinter().lint({helpers: text}, early=early.append)) == afresh({helpers: text}) == []
     assert early and all(rows(found) == [] for found in early)  # not MS006: model.py's MS101 came after
+
+
+@pytest.mark.parametrize("text", [
+    b"import os\n\n\nclass A:\n    def f(self):\n        self.x = os.path.join('a')\n\n        return self.g(x)\n",
+    b"a.b = 1\n\nc.d += 2\n\ne.f == 3\n\nnet.add_flags(\n\n    x=True)\n\nsetattr(net,\n\n 'y', 1)\n",
+    b"x = 1\r\n\r\ny.z = 2\r\n\r\n\r\nprint(y.w(1))\r\n",
+    b"\n\n\n",
+    b"",
+])
+def test_what_a_buffer_text_says_is_found_per_paragraph_as_in_the_whole_text(text):
+    """A buffer's words and written attributes are found per paragraph (index._TextRead)."""
+    read = project_index._TextRead("/virtual/buffer.py", text)
+    assert read.words == (set(project_index._BARE_NAME.findall(text)),
+                          set(project_index._ATTRIBUTE_CALL.findall(text)) if b"(" in text else set())
+    assert read.scan_part == project_index._scan_part(text)

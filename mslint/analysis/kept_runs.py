@@ -10,9 +10,10 @@ a name spelled (as a name, an attribute or a word in a string) by its function's
 its class's, those of the nodes its parameters hold, and transitively by every statement so
 found; and every word those statements spell.
 
-The builder reuses the node of every top-level statement whose text and place are unchanged
-(mslint.run.reused_statements), so after an edit a kept run still holds when no statement of
-its closure was replaced and no word it spells is bound by other statements than before.
+The builder reuses the node of every top-level statement whose text is unchanged (one that
+only moved gets its line numbers moved: mslint.run.reused_statements), so after an edit a kept
+run still holds when no statement of its closure was replaced and no word it spells is bound
+by other statements than before.
 Everything else it read is outside the buffer's text and checked as a whole:
 
 - its analysis's reads of other files (mslint.project.module_files.ReadLog): a hit takes that
@@ -23,7 +24,11 @@ Everything else it read is outside the buffer's text and checked as a whole:
 - what the module says as a whole: the modules it imports (whether it imports MindSpore) and
   its `global` statements: a change to either drops every kept run of the module;
 - an import cycle through the buffer (a module it loads imports it back, whose code names the
-  buffer's names in its own text): runs of such an analysis are not kept.
+  buffer's names in its own text): runs of such an analysis are not used.
+
+A kept run is used as its analysis would have computed it: it brings the call answers it left
+in that analysis (Interpreter.replay: a later call alike in kind is answered as it would have
+been) and the count of calls it followed (Interpreter._follows).
 
 Only pure runs are kept (Interpreter.impure unchanged: no recursion guard read), and only
 those of the analysed module's own functions, computed by its own analysis, in a buffer
@@ -100,7 +105,6 @@ class _ModuleRuns:
         if len(self.runs) > UNUSED_AFTER_SIZE:  # (runs whose parameters came from code since edited)
             self.runs = {key: kept for key, kept in self.runs.items() if kept.used >= self.builds - UNUSED_BUILDS}
 
-
     def closure(self, roots: Iterable) -> Tuple[FrozenSet, FrozenSet[str]]:
         """The closure of a run's roots: its nodes in this module (their statements' closures,
         kept per statement) and the words of dotted names in its values."""
@@ -133,7 +137,7 @@ class KeptRuns:
 
     # -- what the runner says --------------------------------------------------------
     def forget(self) -> None:
-        """A fresh start, or modules evicted: nothing kept holds."""
+        """Modules were evicted (their nodes may be built again): nothing kept holds."""
         self._modules.clear()
         self._logs.clear()
         self._cyclic.clear()

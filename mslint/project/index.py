@@ -13,6 +13,7 @@ that needs, cheaply (the standard library's `ast`, no astroid tree, never import
 from __future__ import annotations
 
 import bisect
+import functools
 import hashlib
 import os
 import re
@@ -182,7 +183,7 @@ class Project:
         if path in self._file_set():
             self._update_words(path, old.words, new.words)
             if self._scan is not None:
-                self._scan_parts[path] = _scan_part(data)
+                self._scan_parts[path] = new.scan_part
                 self._scan = _joined_scan(self._scan_parts.values())
         if old.facts is None or new.facts is None:
             return
@@ -515,12 +516,28 @@ converts_tensors = program_facts.converts_tensors
 
 class _TextRead:
     """What Project.use_text reads of one text of a file: its words as the word index counts
-    them, and (when asked) its program facts and whether it does work at its top level."""
+    them, its part of the project's scan (_scan_part), and (when asked) its program facts and
+    whether it does work at its top level.
+
+    An editor's buffer is read again after every keystroke: its words and written attribute
+    names are found per paragraph (the text between blank lines), each paragraph's answer kept
+    for its next text, which mostly repeats it (3,000 lines: 6 ms a keystroke, against under 1).
+    The patterns match within a line, so the paragraphs' answers together are the text's."""
 
     def __init__(self, path: str, text: bytes):
         self.path = path
         self.text = text
-        self.words = (set(_BARE_NAME.findall(text)), set(_ATTRIBUTE_CALL.findall(text)) if b"(" in text else set())
+        bare: Set[bytes] = set()
+        called: Set[bytes] = set()
+        written: Set[bytes] = set()
+        for paragraph in text.split(b"\n\n"):
+            found = _paragraph_words(paragraph)
+            bare |= found[0]
+            called |= found[1]
+            written |= found[2]
+        self.words = (bare, called)
+        calls = tuple(_FLAG_CALL.findall(text)) if b"add_flags" in text or b"setattr" in text else ()
+        self.scan_part = (frozenset(written), calls) if text else (frozenset(), ())
         self.facts: Optional[program_facts.FileFacts] = None
         self._top_level_work: Optional[bool] = None
 
@@ -528,6 +545,14 @@ class _TextRead:
         if self._top_level_work is None:
             self._top_level_work = bool(store.top_level_work(self.path, lambda _path: self.text))
         return self._top_level_work
+
+
+@functools.lru_cache(maxsize=50_000)
+def _paragraph_words(paragraph: bytes) -> Tuple[FrozenSet[bytes], FrozenSet[bytes], FrozenSet[bytes]]:
+    """A paragraph's bare names, called attributes and written attributes (see _TextRead)."""
+    return (frozenset(_BARE_NAME.findall(paragraph)),
+            frozenset(_ATTRIBUTE_CALL.findall(paragraph)) if b"(" in paragraph else frozenset(),
+            frozenset(_ATTRIBUTE_WRITE.findall(paragraph)))
 
 
 def _scan_part(text: Optional[bytes]) -> Tuple[FrozenSet[bytes], Tuple[bytes, ...]]:
