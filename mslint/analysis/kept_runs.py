@@ -80,6 +80,7 @@ class _ModuleRuns:
         self.runs: Dict[tuple, _Kept] = {}
         self.builds = 0  # the buffer's builds followed
         self.closures: Dict[nodes.NodeNG, Tuple[FrozenSet, FrozenSet[str]]] = {}  # statement -> its closure
+        self.unions: Dict[tuple, Tuple[FrozenSet, FrozenSet[str]]] = {}  # (starts, words) -> their closure
 
     def follow(self, module: nodes.Module) -> None:
         """The module built from the buffer's next text: keep the runs it leaves valid."""
@@ -101,6 +102,7 @@ class _ModuleRuns:
             self.closures = {statement: found for statement, found in self.closures.items()
                              if found[0].isdisjoint(removed) and found[1].isdisjoint(changed)}
         self.module, self.body, self.binders, self.imports = module, body, binders, imports
+        self.unions.clear()
         self.builds += 1
         if len(self.runs) > UNUSED_AFTER_SIZE:  # (runs whose parameters came from code since edited)
             self.runs = {key: kept for key, kept in self.runs.items() if kept.used >= self.builds - UNUSED_BUILDS}
@@ -118,13 +120,17 @@ class _ModuleRuns:
                 starts.update(binding for word in words for binding in _bound(self.module, word))
             elif root.root() is self.module:
                 starts.add(top_statement(root) or root)
-        for start in starts:
-            found = self.closures.get(start)
-            if found is None:
-                found = self.closures[start] = _closure(self.module, [start])
-            statements |= found[0]
-            spelled |= found[1]
-        return frozenset(statements), frozenset(spelled)
+        key = (frozenset(starts), frozenset(spelled))
+        union = self.unions.get(key)
+        if union is None:
+            for start in starts:
+                found = self.closures.get(start)
+                if found is None:
+                    found = self.closures[start] = _closure(self.module, start, self.closures)
+                statements |= found[0]
+                spelled |= found[1]
+            union = self.unions[key] = (frozenset(statements), frozenset(spelled))
+        return union
 
 
 class KeptRuns:
@@ -251,14 +257,21 @@ def key_nodes(params: tuple) -> List:
     return found
 
 
-def _closure(module: nodes.Module, pending: List[nodes.NodeNG]) -> Tuple[FrozenSet, FrozenSet[str]]:
-    """The top-level statements a run that starts from these may read (see above), and the
-    words they spell."""
+def _closure(module: nodes.Module, start: nodes.NodeNG, known: Dict[nodes.NodeNG, Tuple[FrozenSet, FrozenSet[str]]]
+             ) -> Tuple[FrozenSet, FrozenSet[str]]:
+    """The top-level statements a run that starts from `start` may read (see above), and the
+    words they spell; `known`: the closures of other statements, taken whole when reached."""
     statements: Set[nodes.NodeNG] = set()
     spelled: Set[str] = set()
+    pending = [start]
     while pending:
         statement = pending.pop()
         if statement in statements or statement is module:
+            continue
+        found = known.get(statement) if statement is not start else None
+        if found is not None:
+            statements |= found[0]
+            spelled |= found[1]
             continue
         statements.add(statement)
         for word in statement_memo(statement, "kept_runs.words", lambda: _words(statement)):

@@ -305,14 +305,24 @@ class Project:
             bare: Dict[bytes, List[str]] = {}
             called: Dict[bytes, List[str]] = {}
             for file in self.files():
-                text = self._peek(file) or b""  # not kept: see _scanned
-                for word in set(_BARE_NAME.findall(text)):
+                read = self._buffer_read(file)
+                if read is not None:  # (a buffer's words are known already)
+                    bare_words, called_words = read.words
+                else:
+                    text = self._peek(file) or b""  # not kept: see _scanned
+                    bare_words = set(_BARE_NAME.findall(text))
+                    called_words = set(_ATTRIBUTE_CALL.findall(text)) if b"(" in text else ()
+                for word in bare_words:
                     bare.setdefault(word, []).append(file)
-                if b"(" in text:
-                    for word in set(_ATTRIBUTE_CALL.findall(text)):
-                        called.setdefault(word, []).append(file)
+                for word in called_words:
+                    called.setdefault(word, []).append(file)
             self._words = (bare, called)
         return self._words
+
+    def _buffer_read(self, path: str) -> Optional["_TextRead"]:
+        """What use_text read of a buffer's current text (None for a file read from disk)."""
+        read = self._text_reads.get(path)
+        return read if read is not None and path in self._texts and read.text is self._texts[path] else None
 
     def _scanned(self) -> Tuple[Set[bytes], List[bytes]]:
         """One pass over the project's files for the two searches above: the attribute names
@@ -320,7 +330,8 @@ class Project:
         setattr call up to its first ')' (where a match of their patterns must lie).  A file
         not read yet is read and not kept (a worker process has no other use for it)."""
         if self._scan is None:
-            self._scan_parts = {file: _scan_part(self._peek(file)) for file in self.files()}
+            self._scan_parts = {file: read.scan_part if read is not None else _scan_part(self._peek(file))
+                                for file, read in ((file, self._buffer_read(file)) for file in self.files())}
             self._scan = _joined_scan(self._scan_parts.values())
         return self._scan
 
