@@ -111,6 +111,36 @@ def test_an_edit_in_one_class_runs_only_what_reads_it_again(project, runs):
     assert "Block.construct" not in ran and "scale" not in ran  # neither spells what changed
 
 
+def test_a_package_that_star_imports_the_buffer_keeps_its_runs(project, monkeypatch):
+    """The package's __init__ is built again after every edit (it copies the buffer's names; an
+    importer's analysis loads it), which is no change of its own: the buffer's analysis does not
+    load it, and keeps its runs."""
+    (project / "pkg" / "__init__.py").write_text("from pkg.model import *\n")
+    (project / "train.py").write_text("from mindspore import nn\nfrom pkg import Net\n\n\nclass Wrapper(nn.Cell):\n"
+                                      "    def __init__(self):\n        super().__init__()\n        self.net = Net()\n\n"
+                                      "    def construct(self, x):\n        return self.net(x)\n")
+    model = str(project / "pkg" / "model.py")
+    texts = {model: (project / "pkg" / "model.py").read_text() + "\n# unsaved\n"}
+    used = []
+    recall = kept_runs.KeptRuns.recall
+
+    def counting(self, interpreter, key, module):
+        found = recall(self, interpreter, key, module)
+        used.append((key[2].name if key[2] is not None else None, key[1].name, found is not None))
+        return found
+    monkeypatch.setattr(kept_runs.KeptRuns, "recall", counting)
+    linter = BufferLinter()
+    linter.lint(dict(texts))
+    used.clear()
+    texts[model] = replaced(texts[model], "        return x[m]", "        m = m\n        return x[m]")
+    found = rows(linter.lint(dict(texts)))
+    assert found == afresh(dict(texts))
+    first = {}
+    for owner, name, hit in used:
+        first.setdefault((owner, name), hit)
+    assert first[("Block", "construct")] and not first[("Head", "construct")]  # (the first ask, not a repeat)
+
+
 def runner_module(path: str, linter: BufferLinter):
     return linter._modules.store.modules[path][0]
 

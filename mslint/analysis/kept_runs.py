@@ -23,8 +23,11 @@ Everything else it read is outside the buffer's text and checked as a whole:
   module (`forget`);
 - what the module says as a whole: the modules it imports (whether it imports MindSpore) and
   its `global` statements: a change to either drops every kept run of the module;
-- an import cycle through the buffer (a module it loads imports it back, whose code names the
-  buffer's names in its own text): runs of such an analysis are not used.
+- code of other modules that names the buffer's names in its own text: a kept run is not used
+  when its analysis loaded a module that imports the buffer and the run may have run that
+  module's code (the run's *reach*: the files its closure's imports name, and all they import
+  in turn).  A module that only uses the buffer's classes (a parent cell, a subclass) is no
+  reason; one the buffer imports back is.
 
 A kept run is used as its analysis would have computed it: it brings the call answers it left
 in that analysis (Interpreter.replay: a later call alike in kind is answered as it would have
@@ -37,6 +40,7 @@ those of the analysed module's own functions, computed by its own analysis, in a
 from __future__ import annotations
 
 import functools
+import os
 import re
 from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
@@ -56,16 +60,17 @@ _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 class _Kept:
-    __slots__ = ("values", "follows", "journal", "log", "statements", "spelled", "used")
+    __slots__ = ("values", "follows", "journal", "log", "statements", "spelled", "reach", "used")
 
     def __init__(self, values, follows: int, journal: List[tuple], log, statements: FrozenSet,
-                 spelled: FrozenSet[str]):
+                 spelled: FrozenSet[str], reach: FrozenSet[str]):
         self.values = values  # the run's FunctionValues
         self.follows = follows  # the calls it followed or cut (Interpreter._follows)
         self.journal = journal  # the call answers it left in its analysis (Interpreter._answered)
         self.log = log  # the ReadLog of the analysis that computed it
         self.statements = statements  # its closure (see above)
         self.spelled = spelled
+        self.reach = reach  # the other project files whose code it may run (see _reach)
         self.used = 0  # the module's last build whose analysis ran it or used it (_ModuleRuns.builds)
 
 
@@ -139,20 +144,24 @@ class KeptRuns:
     def __init__(self):
         self._modules: Dict[str, _ModuleRuns] = {}
         self._logs: Dict[int, tuple] = {}  # id(ReadLog) -> (it, whether its searches answer the same in this run)
-        self._cyclic: Dict[int, tuple] = {}  # id(ReadLog) -> (it, whether its analysis loaded an importer of its file)
+        self._importers: Dict[int, tuple] = {}  # id(ReadLog) -> (it, the importers of its file its analysis loaded)
+        self._imports: Dict[str, FrozenSet[str]] = {}  # file -> the project files it imports, transitively (this run)
+        self._targets: Dict[object, FrozenSet[str]] = {}  # import statement -> the project files it names (this run)
 
     # -- what the runner says --------------------------------------------------------
     def forget(self) -> None:
         """Modules were evicted (their nodes may be built again): nothing kept holds."""
         self._modules.clear()
         self._logs.clear()
-        self._cyclic.clear()
+        self._importers.clear()
 
     def new_run(self) -> None:
         """A new run: the project-wide searches are asked again when a kept run is used."""
         self._logs.clear()
+        self._imports.clear()
+        self._targets.clear()
         live = {id(kept.log) for runs in self._modules.values() for kept in runs.runs.values()}
-        self._cyclic = {key: found for key, found in self._cyclic.items() if key in live}
+        self._importers = {key: found for key, found in self._importers.items() if key in live}
 
     def drop(self, path: str) -> None:
         """A closed buffer: its module is built from the file from now on."""
@@ -174,7 +183,8 @@ class KeptRuns:
             return None
         current = module_files.HOOKS.log
         if kept.log is not current:  # (kept by this same analysis: as good as its own memo)
-            if self._loads_an_importer(kept.log, module.file) or not self._still_holds(kept.log):
+            if not kept.reach.isdisjoint(self._loaded_importers(kept.log, module.file)) \
+                    or not self._still_holds(kept.log):
                 return None
             if current is not None:
                 current.take(kept.log)
@@ -195,8 +205,10 @@ class KeptRuns:
             runs = self._modules[module.file] = _ModuleRuns(module)
         if len(runs.runs) >= LIMIT:
             runs.runs.clear()
+        roots = list(roots)
         statements, spelled = runs.closure(roots)
-        kept = runs.runs[key] = _Kept(values, follows, journal, log, statements, spelled)
+        reach = self._reach(module, statements, roots)
+        kept = runs.runs[key] = _Kept(values, follows, journal, log, statements, spelled, reach)
         kept.used = runs.builds
 
     def kept(self, module: nodes.Module) -> int:
@@ -221,15 +233,70 @@ class KeptRuns:
             found = self._logs[id(log)] = (log, holds)  # (the log kept with it: its id stays its own)
         return found[1]
 
-    def _loads_an_importer(self, log, path: str) -> bool:
-        """Whether the analysis that wrote the (finished) log loaded a module that imports its own
-        file: code there may look up the file's names without its text spelling them."""
-        found = self._cyclic.get(id(log))
+    def _loaded_importers(self, log, path: str) -> FrozenSet[str]:
+        """The modules that import the file, among those the analysis that wrote the (finished)
+        log loaded: their code may look up the file's names without the file spelling them."""
+        found = self._importers.get(id(log))
         if found is None:
             loaded = [file for file in log.files if file != path]
-            cyclic = bool(loaded) and bool(project_for(path).importers([path], loaded))
-            found = self._cyclic[id(log)] = (log, cyclic)
+            importers = frozenset(project_for(path).importers([path], loaded)) if loaded else frozenset()
+            found = self._importers[id(log)] = (log, importers)
         return found[1]
+
+    def _reach(self, module: nodes.Module, statements: FrozenSet, roots: List) -> FrozenSet[str]:
+        """The project files whose code a run may run: those its closure's import statements name
+        (in function bodies too), those of the nodes its key holds, and all they import in turn
+        (project imports, a superset: packages on the way count).  A run calls another module's
+        code only through a name it spells or a value it is given."""
+        from astroid import nodes
+
+        path = module.file
+        files: Set[str] = set()
+        for statement in statements:
+            for node in statement_memo(statement, "kept_runs.imports",
+                                       lambda: list(statement.nodes_of_class((nodes.Import, nodes.ImportFrom)))):
+                files |= self._targets_of(node, path)
+        files |= {root.root().file for root in roots
+                  if not isinstance(root, str) and root.root() is not module and root.root().file}
+        reach: Set[str] = set()
+        for file in files:
+            reach |= self._imported_by(file, path)
+        return frozenset(reach)
+
+    def _targets_of(self, statement, path: str) -> FrozenSet[str]:
+        """The project files an import statement names: `import a.b` names a and a.b; `from a.b
+        import c` names a.b, and a.b.c if that is a module."""
+        from astroid import nodes
+
+        from mslint.project.resolve import absolute_import_name
+
+        found = self._targets.get(statement)
+        if found is None:
+            if isinstance(statement, nodes.Import):
+                dotted = [".".join(name.split(".")[:end]) for name, _ in statement.names
+                          for end in range(1, name.count(".") + 2)]
+            else:
+                base = absolute_import_name(statement)
+                dotted = [] if base is None else [base] + [f"{base}.{name}" for name, _ in statement.names]
+            directory = os.path.dirname(os.path.abspath(path))
+            files = (module_files.find_project_file(name, directory) for name in dotted)
+            found = self._targets[statement] = frozenset(file for file in files if file)
+        return found
+
+    def _imported_by(self, file: str, path: str) -> FrozenSet[str]:
+        """`file` and the project files it imports, transitively (this run's project model)."""
+        found = self._imports.get(file)
+        if found is None:
+            project = project_for(path)
+            reached = {file}
+            pending = [file]
+            while pending:
+                for imported in project.imports_of(pending.pop()):
+                    if imported not in reached:
+                        reached.add(imported)
+                        pending.append(imported)
+            found = self._imports[file] = frozenset(reached)
+        return found
 
 
 KEPT = KeptRuns()

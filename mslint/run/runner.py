@@ -403,19 +403,26 @@ class _ModuleStore:
                     text = None
             if text is None or hash(text) != digest or self.names.get(path) != module_name_for_file(path):
                 stale.add(path)
+        differ = set(stale)  # the modules whose text, name or lookups differ (not only what they copy)
         changed = True
         while changed:
             changed = False
             for path, (_, log, _) in self.modules.items():
-                if path not in stale and (log.files & stale or any(
-                        module_files._find_project_file(dotted, directory) != found
-                        for (dotted, directory), found in log.lookups.items())):
-                    stale.add(path)
-                    changed = True
+                if path in stale:
+                    continue
+                if any(module_files._find_project_file(dotted, directory) != found
+                       for (dotted, directory), found in log.lookups.items()):
+                    differ.add(path)
+                elif not log.files & stale:
+                    continue
+                stale.add(path)
+                changed = True
         for path in stale:
             del self.modules[path]
             self.names.pop(path, None)
-        kept_runs.KEPT.other_modules_changed(stale)
+        # (a module built again only because it star-imports a changed one imports that one:
+        # a kept run of the changed one that read it is not used, see kept_runs)
+        kept_runs.KEPT.other_modules_changed(differ)
 
     def trim(self) -> None:
         if len(self.modules) > self.limit:
