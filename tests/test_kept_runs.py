@@ -205,6 +205,21 @@ def test_an_import_cycle_keeps_no_runs_of_the_analysis(project):
     edits(linter, texts, model, [("    return x * 2", "    return x > 2", [("MS401", "model.py", 27)])])
 
 
+def test_a_module_reached_through_a_package_attribute_counts_too(project):
+    """`import pkg` then `pkg.sub.pick(x)`: sub.py is no import of the buffer's own, and it
+    imports the buffer back."""
+    (project / "pkg" / "sub.py").write_text("from pkg.model import to_mask\n\n\ndef pick(x):\n    return to_mask(x)\n")
+    model = str(project / "pkg" / "model.py")
+    text = (project / "pkg" / "model.py").read_text()
+    text = replaced(text, "from pkg.helpers import pick\n", "import pkg\n")
+    text = replaced(text, "        m = pick(x)", "        m = pkg.sub.pick(x)")
+    text = replaced(text, "def scale(x):", "def to_mask(x):\n    return x * 2\n\n\ndef scale(x):")
+    texts = {model: text + "\n# unsaved\n"}
+    linter = BufferLinter()
+    assert rows(linter.lint(dict(texts))) == []
+    edits(linter, texts, model, [("    return x * 2", "    return x > 2", [("MS401", "model.py", 27)])])
+
+
 def test_a_command_run_keeps_no_runs(project):
     model = str(project / "pkg" / "model.py")
     runner.lint_run([model], config_module.PerFile())

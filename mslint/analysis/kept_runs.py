@@ -25,8 +25,9 @@ Everything else it read is outside the buffer's text and checked as a whole:
   its `global` statements: a change to either drops every kept run of the module;
 - code of other modules that names the buffer's names in its own text: a kept run is not used
   when its analysis loaded a module that imports the buffer and the run may have run that
-  module's code (the run's *reach*: the files its closure's imports name, and all they import
-  in turn).  A module that only uses the buffer's classes (a parent cell, a subclass) is no
+  module's code (the run's *reach*: the files its closure's imports name, the modules of the
+  classes its parameters hold, all they import in turn, and the modules of a package it
+  imports).  A module that only uses the buffer's classes (a parent cell, a subclass) is no
   reason; one the buffer imports back is.
 
 A kept run is used as its analysis would have computed it: it brings the call answers it left
@@ -146,7 +147,9 @@ class KeptRuns:
         self._logs: Dict[int, tuple] = {}  # id(ReadLog) -> (it, whether its searches answer the same in this run)
         self._importers: Dict[int, tuple] = {}  # id(ReadLog) -> (it, the importers of its file its analysis loaded)
         self._imports: Dict[str, FrozenSet[str]] = {}  # file -> the project files it imports, transitively (this run)
-        self._targets: Dict[object, FrozenSet[str]] = {}  # import statement -> the project files it names (this run)
+        # import statement, or dotted name -> the project files it names (this run)
+        self._targets: Dict[object, FrozenSet[str]] = {}
+        self._reaches: Dict[FrozenSet[str], FrozenSet[str]] = {}  # files named -> what they import, transitively
 
     # -- what the runner says --------------------------------------------------------
     def forget(self) -> None:
@@ -160,6 +163,7 @@ class KeptRuns:
         self._logs.clear()
         self._imports.clear()
         self._targets.clear()
+        self._reaches.clear()
         live = {id(kept.log) for runs in self._modules.values() for kept in runs.runs.values()}
         self._importers = {key: found for key, found in self._importers.items() if key in live}
 
@@ -183,8 +187,7 @@ class KeptRuns:
             return None
         current = module_files.HOOKS.log
         if kept.log is not current:  # (kept by this same analysis: as good as its own memo)
-            if not kept.reach.isdisjoint(self._loaded_importers(kept.log, module.file)) \
-                    or not self._still_holds(kept.log):
+            if self._may_run_an_importer(kept, module.file) or not self._still_holds(kept.log):
                 return None
             if current is not None:
                 current.take(kept.log)
@@ -233,6 +236,17 @@ class KeptRuns:
             found = self._logs[id(log)] = (log, holds)  # (the log kept with it: its id stays its own)
         return found[1]
 
+    def _may_run_an_importer(self, kept: _Kept, path: str) -> bool:
+        """Whether the run may have run code of a module that imports its file, among those its
+        analysis loaded: its reach, or a module of a package it imports (`import pkg` reaches
+        `pkg.sub.f` through an attribute, whatever pkg/__init__.py imports)."""
+        importers = self._loaded_importers(kept.log, path)
+        if not importers:
+            return False
+        packages = tuple(os.path.dirname(file) + os.sep for file in kept.reach
+                         if os.path.basename(file) == "__init__.py")
+        return not kept.reach.isdisjoint(importers) or any(file.startswith(packages) for file in importers)
+
     def _loaded_importers(self, log, path: str) -> FrozenSet[str]:
         """The modules that import the file, among those the analysis that wrote the (finished)
         log loaded: their code may look up the file's names without the file spelling them."""
@@ -256,12 +270,21 @@ class KeptRuns:
             for node in statement_memo(statement, "kept_runs.imports",
                                        lambda: list(statement.nodes_of_class((nodes.Import, nodes.ImportFrom)))):
                 files |= self._targets_of(node, path)
-        files |= {root.root().file for root in roots
-                  if not isinstance(root, str) and root.root() is not module and root.root().file}
-        reach: Set[str] = set()
-        for file in files:
-            reach |= self._imported_by(file, path)
-        return frozenset(reach)
+        directory = os.path.dirname(os.path.abspath(path))
+        for root in roots:
+            if not isinstance(root, str):
+                if root.root() is not module and root.root().file:
+                    files.add(root.root().file)
+            elif "." in root:  # a class's dotted name: its methods may be run through it
+                files |= self._modules_named(root, directory)
+        key = frozenset(files)
+        found = self._reaches.get(key)
+        if found is None:
+            reach: Set[str] = set()
+            for file in files:
+                reach |= self._imported_by(file, path)
+            found = self._reaches[key] = frozenset(reach)
+        return found
 
     def _targets_of(self, statement, path: str) -> FrozenSet[str]:
         """The project files an import statement names: `import a.b` names a and a.b; `from a.b
@@ -281,6 +304,15 @@ class KeptRuns:
             directory = os.path.dirname(os.path.abspath(path))
             files = (module_files.find_project_file(name, directory) for name in dotted)
             found = self._targets[statement] = frozenset(file for file in files if file)
+        return found
+
+    def _modules_named(self, dotted: str, directory: str) -> FrozenSet[str]:
+        """The project files of the modules a dotted name goes through (`pkg.net.Net`: pkg, pkg.net)."""
+        found = self._targets.get(dotted)
+        if found is None:
+            parts = dotted.split(".")
+            files = (module_files.find_project_file(".".join(parts[:end]), directory) for end in range(1, len(parts)))
+            found = self._targets[dotted] = frozenset(file for file in files if file)
         return found
 
     def _imported_by(self, file: str, path: str) -> FrozenSet[str]:
