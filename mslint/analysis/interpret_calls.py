@@ -20,9 +20,9 @@ from mslint.analysis.lattice import (CONST, DYNAMIC_SCALAR, DYNAMIC_SHAPE_OPS, D
                                      _RANDOM_OPS, _SCALAR_REDUCTIONS, _SHAPE_NAMES, _SIZE_METHODS, _STATIC_METHODS,
                                      _STATIC_OPS, _TENSOR_METHODS, _all_variables_have, _bind_call,
                                      _bool_tensor_literal, _boolean_join_or_pick, _default_guard, _draws_an_array,
-                                     _guard_value, _guessed_tensor, _host_tags, _identity, _keeps_dynamic,
+                                     _guard_value, _guessed_tensor, _host_tags, _keeps_dynamic,
                                      _listed_cells, _none_default, _pairs, _unknown_result, host_result,
-                                     is_graph_value, join, join_args, positional_values)
+                                     is_graph_value, join, join_args, params_identity, positional_values)
 
 
 class CallInterpreter:
@@ -263,8 +263,7 @@ class CallInterpreter:
         # This analysis answers calls alike in kind and tags alike (the first one's answer), which
         # keeps it fast; the other analyses get only exact answers: the key with every detail.
         key = (depth, target, self_class, tuple(sorted((k, v.kind, v.tags) for k, v in params.items())))
-        exact = (self.flavour, depth, target, self_class,
-                 tuple(sorted((name, _identity(value)) for name, value in params.items())))
+        exact = (self.flavour, depth, target, self_class, params_identity(params))
         # A run that followed no call (nor had one cut) returns the same at any depth: its
         # answer is kept under a key without the depth too (exact keys compared without it).
         leaf_key = key[1:]

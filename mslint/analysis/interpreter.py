@@ -17,7 +17,7 @@ from mslint.project.classes import ClassIndex
 from mslint.analysis.interpret_calls import CallInterpreter
 from mslint.analysis.interpret_expressions import ExpressionInterpreter
 from mslint.analysis.interpret_statements import StatementInterpreter
-from mslint.analysis.lattice import (ClassFacts, FunctionValues, UNKNOWN, Value, _identity)
+from mslint.analysis.lattice import (ClassFacts, FunctionValues, UNKNOWN, Value, params_identity)
 
 
 class Interpreter(StatementInterpreter, ExpressionInterpreter, CallInterpreter):
@@ -52,8 +52,7 @@ class Interpreter(StatementInterpreter, ExpressionInterpreter, CallInterpreter):
         home = self.keeps_runs_of
         if home is None or function.root() is not home:
             return self._run(function, params, self_class)
-        key = (self.flavour, function, self_class, self._inline_depth,
-               tuple(sorted((name, _identity(value)) for name, value in params.items())))
+        key = (self.flavour, function, self_class, self._inline_depth, params_identity(params))
         kept = kept_runs.KEPT.recall(self, key, home)
         if kept is not None:
             return kept

@@ -341,7 +341,7 @@ def is_kept_module(module: Optional[nodes.Module]) -> bool:
 
 def key_nodes(params: tuple) -> List:
     """The nodes, and the strings (class names, tags), that a key's parameter identities hold
-    ((name, lattice._identity(value)) pairs)."""
+    (lattice.params_identity)."""
     found: List = []
     pending = [identity for _, identity in params]
     while pending:

@@ -317,6 +317,12 @@ def _identity(value: "Value") -> tuple:
     """Everything about a value an evaluation may read (equality leaves out the class node)."""
     elements = None if value.elements is None else tuple(_identity(e) for e in value.elements)
     return (value.kind, value.tags, value.cls, value.node, elements)
+
+
+def params_identity(params: Dict[str, "Value"]) -> tuple:
+    """Everything a run may read of its parameters' values (part of an exact key: SHARED's,
+    mslint.analysis.kept_runs')."""
+    return tuple(sorted((name, _identity(value)) for name, value in params.items()))
 _BOOL_METHODS = frozenset({
     "isnan", "isinf", "isfinite", "isneginf", "isposinf", "logical_and", "logical_or", "logical_not",
     "logical_xor", "eq", "ne", "gt", "lt", "ge", "le", "greater", "less", "greater_equal", "less_equal",
