@@ -40,6 +40,7 @@ those of the analysed module's own functions, computed by its own analysis, in a
 """
 from __future__ import annotations
 
+import copy
 import functools
 import os
 import re
@@ -194,7 +195,7 @@ class KeptRuns:
         kept.used = runs.builds
         interpreter._follows += kept.follows
         interpreter.replay(kept.journal)
-        values = _copy(kept.values)
+        values = copy.copy(kept.values)
         values.interpreter = interpreter
         return values
 
@@ -301,9 +302,7 @@ class KeptRuns:
             else:
                 base = absolute_import_name(statement)
                 dotted = [] if base is None else [base] + [f"{base}.{name}" for name, _ in statement.names]
-            directory = os.path.dirname(os.path.abspath(path))
-            files = (module_files.find_project_file(name, directory) for name in dotted)
-            found = self._targets[statement] = frozenset(file for file in files if file)
+            found = self._targets[statement] = _project_files(dotted, os.path.dirname(os.path.abspath(path)))
         return found
 
     def _modules_named(self, dotted: str, directory: str) -> FrozenSet[str]:
@@ -311,8 +310,8 @@ class KeptRuns:
         found = self._targets.get(dotted)
         if found is None:
             parts = dotted.split(".")
-            files = (module_files.find_project_file(".".join(parts[:end]), directory) for end in range(1, len(parts)))
-            found = self._targets[dotted] = frozenset(file for file in files if file)
+            found = self._targets[dotted] = _project_files([".".join(parts[:end]) for end in range(1, len(parts))],
+                                                           directory)
         return found
 
     def _imported_by(self, file: str, path: str) -> FrozenSet[str]:
@@ -385,9 +384,19 @@ def _words_of(text: str) -> Tuple[str, ...]:
     return tuple(_WORD.findall(text))
 
 
+def _project_files(dotted: Iterable[str], directory: str) -> FrozenSet[str]:
+    """The project files of those module names that are project modules."""
+    files = (module_files.find_project_file(name, directory) for name in dotted)
+    return frozenset(file for file in files if file)
+
+
 def _bound(module: nodes.Module, name: str) -> List[nodes.NodeNG]:
     """The top-level statements that bind `name` in the module (not an analysis's read)."""
-    return [top_statement(binding) or binding for binding in dict.get(module.locals, name, ())]
+    return _statements(dict.get(module.locals, name, ()))
+
+
+def _statements(bindings) -> List[nodes.NodeNG]:
+    return [top_statement(binding) or binding for binding in bindings]
 
 
 def _words(statement: nodes.NodeNG) -> FrozenSet[str]:
@@ -404,8 +413,7 @@ def _words(statement: nodes.NodeNG) -> FrozenSet[str]:
 
 
 def _binders(module: nodes.Module) -> Dict[str, Tuple[nodes.NodeNG, ...]]:
-    return {name: tuple(top_statement(binding) or binding for binding in bindings)
-            for name, bindings in dict.items(module.locals)}
+    return {name: tuple(_statements(bindings)) for name, bindings in dict.items(module.locals)}
 
 
 def _same(one: tuple, other: tuple) -> bool:
@@ -421,10 +429,4 @@ def _imports(module: nodes.Module) -> Tuple[str, ...]:
 def _declares_global(statement: nodes.NodeNG) -> bool:
     from astroid import nodes
 
-    return isinstance(statement, nodes.Global) or any(True for _ in statement.nodes_of_class(nodes.Global))
-
-
-def _copy(values):
-    copied = object.__new__(type(values))
-    copied.__dict__.update(values.__dict__)
-    return copied
+    return any(True for _ in statement.nodes_of_class(nodes.Global))  # (the statement itself included)
