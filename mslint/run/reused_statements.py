@@ -135,15 +135,17 @@ class LastTree:
             key = _key(lines, first, statement.end_lineno)
             if key is None:
                 continue
-            node = last.pop(key, None)
+            node, lines_moved = last.pop(key, None), 0
             if node is None:  # the same text elsewhere: lines were inserted or removed above it
                 old = next((old for old in moved.get(key[2], ()) if old in last), None)
-                node = last.pop(old) if old is not None else None
-                if node is not None and _same_kind(node, statement):
-                    _shift(node, first - old[0])
-            if node is not None and _same_kind(node, statement):
-                tree.body[index] = MslintReused(node)
-                self.reused += 1
+                if old is not None:
+                    node, lines_moved = last.pop(old), first - old[0]
+            if node is None or not _same_kind(node, statement):
+                continue
+            if lines_moved:
+                _shift(node, lines_moved)
+            tree.body[index] = MslintReused(node)
+            self.reused += 1
         return tree
 
 
