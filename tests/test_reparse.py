@@ -4,6 +4,7 @@ gives, and anything that a piece alone cannot tell is parsed whole."""
 from __future__ import annotations
 
 import ast
+import contextlib
 from pathlib import Path
 
 import pytest
@@ -42,14 +43,23 @@ def dump(tree):
     return ast.dump(tree, include_attributes=True)
 
 
+@contextlib.contextmanager
+def remembered(path: str, source: str):
+    """`source` parsed as the last text of `path`, every statement kept, as if no reader
+    changed any; forgotten after."""
+    tree = parsed.parse(source)
+    reparse.remember(path, reparse.source_lines(source), tree.body, tree.body, tree.type_ignores)
+    try:
+        yield path
+    finally:
+        reparse.forget(path)
+
+
 @pytest.fixture
 def kept():
-    """SOURCE parsed and every statement kept, as if no reader changed any."""
-    path = "/virtual/module.py"
-    tree = parsed.parse(SOURCE)
-    reparse.remember(path, reparse.source_lines(SOURCE), tree.body, tree.body, tree.type_ignores)
-    yield path
-    reparse.forget(path)
+    """SOURCE remembered."""
+    with remembered("/virtual/module.py", SOURCE) as path:
+        yield path
 
 
 def replaced(text: str, old: str, new: str) -> str:
@@ -97,29 +107,17 @@ def test_what_a_piece_alone_cannot_tell_is_parsed_whole(kept, old, new):
 
 
 def test_an_else_after_a_kept_if_statement_makes_its_gap_fail():
-    path = "/virtual/branches.py"
-    source = "if a:\n    x = 1\n\ny = 2\n"
-    tree = parsed.parse(source)
-    reparse.remember(path, reparse.source_lines(source), tree.body, tree.body, tree.type_ignores)
-    try:
+    with remembered("/virtual/branches.py", "if a:\n    x = 1\n\ny = 2\n") as path:
         text = "if a:\n    x = 1\nelse:\n    x = 3\ny = 2\n"
         assert reparse.assemble(path, text) is None
         assert dump(parsed.tree(text, path=path)) == dump(parsed.parse(text))
-    finally:
-        reparse.forget(path)
 
 
 def test_statements_that_share_a_line_are_never_kept():
-    path = "/virtual/semicolons.py"
-    source = "a = 1; b = 2\nc = 3\n"
-    tree = parsed.parse(source)
-    reparse.remember(path, reparse.source_lines(source), tree.body, tree.body, tree.type_ignores)
-    try:
+    with remembered("/virtual/semicolons.py", "a = 1; b = 2\nc = 3\n") as path:
         assert [key[:2] for key in reparse._LAST[path].statements] == [(2, 2)]
         text = "a = 1; b = 5\nc = 3\n"
         assert dump(reparse.assemble(path, text)) == dump(parsed.parse(text))
-    finally:
-        reparse.forget(path)
 
 
 def test_the_server_keeps_only_statements_no_reader_changed(tmp_path, monkeypatch):
