@@ -76,3 +76,23 @@ def afresh_rows(texts: Dict[str, str]) -> list:
 def finding_rows(by_path: Dict[str, List[Finding]]) -> list:
     """The same rows for a BufferLinter's path -> findings."""
     return sorted((f.code, Path(f.path).name, f.line, f.message) for found in by_path.values() for f in found)
+
+
+def values_of(tmp_path, source):
+    """name -> lattice value of every `probe(name=expr)` call in the graph code of `source`, as
+    rules see it through ModuleContext.value."""
+    import astroid
+    from astroid import nodes
+
+    from mslint.analysis.context import ModuleContext
+
+    path = tmp_path / "probe_module.py"
+    path.write_text(textwrap.dedent(source))
+    module = astroid.parse(path.read_text(), module_name="probe_module", path=str(path))
+    context = ModuleContext(module, str(path), Config(root=str(tmp_path)))
+    found = {}
+    for call, gf in context.graph_nodes(nodes.Call):
+        if isinstance(call.func, nodes.Name) and call.func.name == "probe":
+            for keyword in call.keywords:
+                found[keyword.arg] = context.value(keyword.value, gf)
+    return found

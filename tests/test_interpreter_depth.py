@@ -3,15 +3,9 @@ depends on the depth it is asked at, except for a function that follows no call,
 answer is shared across depths (interpret_calls._return_of) without changing any value."""
 from __future__ import annotations
 
-import textwrap
-
-import astroid
-from astroid import nodes
-
+from conftest import values_of
 from mslint.analysis import interpreter
-from mslint.analysis.context import ModuleContext
 from mslint.analysis.lattice import Kind
-from mslint.config import Config
 
 SOURCE = '''
 from mindspore import nn
@@ -47,17 +41,10 @@ def test_a_leaf_answer_is_shared_across_depths_and_a_cut_one_is_not(tmp_path, mo
         runs.append((function.name, self._inline_depth))
         return run(self, function, params, self_class)
     monkeypatch.setattr(interpreter.Interpreter, "run", counting)
-    path = tmp_path / "probe_module.py"
-    path.write_text(textwrap.dedent(SOURCE))
-    module = astroid.parse(path.read_text(), module_name="probe_module", path=str(path))
-    context = ModuleContext(module, str(path), Config(root=str(tmp_path)))
-    found = {}
-    for call, gf in context.graph_nodes(nodes.Call):
-        if isinstance(call.func, nodes.Name) and call.func.name == "probe":
-            found = {keyword.arg: context.value(keyword.value, gf).kind for keyword in call.keywords}
+    found = values_of(tmp_path, SOURCE)
     # leaf(x) at depth 1 and middle -> leaf at depth 2: the same answer, from one run of leaf
-    assert found["a"] == found["b"] == Kind.CONST
+    assert found["a"].kind == found["b"].kind == Kind.CONST
     assert [depth for name, depth in runs if name == "leaf" and depth > 0] == [1]  # (depth 0: as a graph function)
     # outer -> middle at depth 2 may not follow leaf: middle's answer there is not its depth-1 one
-    assert found["c"] != Kind.CONST
+    assert found["c"].kind != Kind.CONST
     assert sorted(depth for name, depth in runs if name == "middle" and depth > 0) == [1, 2]

@@ -1,29 +1,10 @@
 """The CONST / VAR / UNKNOWN lattice, as rules see it through ModuleContext.value."""
 from __future__ import annotations
 
-import textwrap
-
-import astroid
 import pytest
-from astroid import nodes
 
-from mslint.config import Config
-from mslint.analysis.context import ModuleContext
+from conftest import values_of
 from mslint.analysis.lattice import Kind
-
-
-def values_of(tmp_path, source):
-    """name -> Kind for every `probe(name=expr)` call in graph code."""
-    path = tmp_path / "probe_module.py"
-    path.write_text(textwrap.dedent(source))
-    module = astroid.parse(path.read_text(), module_name="probe_module", path=str(path))
-    context = ModuleContext(module, str(path), Config(root=str(tmp_path)))
-    found = {}
-    for call, gf in context.graph_nodes(nodes.Call):
-        if isinstance(call.func, nodes.Name) and call.func.name == "probe":
-            for keyword in call.keywords:
-                found[keyword.arg] = context.value(keyword.value, gf)
-    return found
 
 
 NET = '''
